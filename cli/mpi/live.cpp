@@ -279,6 +279,13 @@ void live_world::take(int from, const std::string &msg)
     }
 }
 
+// The later of two ranks' estimates of the time left, one unknown
+// (UINT64_MAX) giving way to the other.
+static uint64_t longest_eta(uint64_t a, uint64_t b)
+{
+    return a == UINT64_MAX ? b : b == UINT64_MAX ? a : std::max(a, b);
+}
+
 // One rank's snapshot into a report; one that cannot be merged (a group
 // boundary crossed between the snapshots) leaves that rank out of it.
 void live_world::fold(pending &p, int from, const std::string &text)
@@ -290,8 +297,11 @@ void live_world::fold(pending &p, int from, const std::string &text)
         rank_info who;
         plan_source their;
         results *theirs = rank_file_parse(text, &who, &their);
-        if (who.rank == static_cast<uint32_t>(from))
-            (void)p.merger->add(*theirs, who);
+        // The world's time left is its last rank's: rank 0's alone read 0 once
+        // rank 0 was done while another rank still ran.  A rank without an
+        // estimate (UINT64_MAX: done, or nothing moved yet) leaves the others'.
+        if (who.rank == static_cast<uint32_t>(from) && p.merger->add(*theirs, who).empty())
+            p.acc->eta_ns = longest_eta(p.acc->eta_ns, theirs->eta_ns);
         results_free(theirs);
     } catch (const std::runtime_error &) {
         // left out of this report, as a rank that did not answer

@@ -437,6 +437,7 @@ void world::keep_finished_groups(bool agreed)
     if (keep_dir_.empty() || !e || eng_snapshot(e, 0, &r) || !r)
         return;
     bool stopped = r->interrupted || !lost_step_.empty(); // a signal, or the world failed
+    r->eta_ns = 0; // a rank file is no report so far: the snapshot's estimate is not kept
     if (!lost_step_.empty()) {
         r->interrupted = true;
         if (!r->error)

@@ -514,6 +514,10 @@ template <class V> void visit_results(V &v, results &r)
     v.str("kernel", r.kernel, sizeof(r.kernel));
     v.str("clock_source", r.clock_source, sizeof(r.clock_source));
     v("clock_cost_ns", r.clock_cost_ns);
+    // A report so far's estimate of the time left (an answer to rank 0's ask):
+    // the world's is its longest (live.cpp); rank files and final results have none.
+    if (!V::writes || r.eta_ns)
+        v("eta_ns", r.eta_ns);
     v.list("jobs", r.jobs, r.nr_jobs, [](V &w, res_job &j) { visit_job(w, j); });
     v.list("disks", r.disks, r.nr_disks, [](V &w, res_disk &d) { visit_disk(w, d); });
     v.list("msgs", r.msgs, r.nr_msgs, [](V &w, res_msg &m) { visit_msg(w, m); });

@@ -120,6 +120,26 @@ class LiveWorld(TmpDirCase):
         kib_s = sorted(r[1] for r in rows)
         self.assertGreater(kib_s[len(kib_s) // 2], 1800, rows)
 
+    def test_json_eta_is_the_time_the_last_rank_has_left(self):
+        # Rank 0's 128 writes take 0.13 s, rank 1's 6.4 s (rate_iops=20).  Each report so far's eta
+        # was rank 0's alone: 0 from 3 s on while rank 1 still had seconds to go, where a
+        # single process prints its time left (fio's thread_eta).  Now the longest of the
+        # ranks' estimates: with 40 or more writes left at 20 a second, 2 s or more remain.
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nrw=write\nsize=512k\ninclude rate-${IOPLAN_RANK}.fio\n")
+        self.write("rate-0.fio", "rate_iops=1000\n")
+        self.write("rate-1.fio", "rate_iops=20\n")
+        p = mpirun(2, ["--output-format=json", "--status-interval=1", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        docs = documents(p.stdout)
+        seen = [(d["jobs"][0]["elapsed"], d["jobs"][0]["eta"], d["ioplan"]["ranks"][1]["jobs"][0]["write"]["total_ios"])
+                for d in docs[:-1] if d["ioplan"]["ranks"][1]["jobs"]]
+        going = [(elapsed, eta) for elapsed, eta, done in seen if elapsed >= 3 and 128 - done >= 40]
+        self.assertTrue(going, seen)  # a slower machine only adds reports
+        for elapsed, eta in going:
+            self.assertGreaterEqual(eta, 1, seen)
+            self.assertLess(eta, 2147483647, seen)
+        self.assertEqual(docs[-1]["jobs"][0]["eta"], 0)
+
     def test_a_stopped_rank_is_left_out_and_holds_no_report_up(self):
         self.write("job.fio", JOB.replace(f"runtime={RUNTIME_S}", "runtime=30"))
         proc = mpirun_started(RANKS, ["--output-format=json", "--status-interval=1", "--rank-timeout=3",
