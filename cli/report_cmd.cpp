@@ -60,6 +60,7 @@ void judge_against_first(std::vector<report::html_input> &in, const std::vector<
         if (!runs[0] || !runs[i])
             continue;
         resdb::comparison c = resdb::compare(*runs[0], *runs[i]);
+        in[i].differences = c.plan_differences;
         for (const resdb::metric_cmp &m : c.metrics)
             if (m.metric == "iops" || m.metric == "bw_bytes" || m.metric == "p99_ns")
                 in[i].verdicts.push_back({ m.job, (size_t)m.ordinal, m.ddir, m.metric, m.verdict });

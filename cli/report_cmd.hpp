@@ -22,7 +22,8 @@ bool parse_result_text(const std::string &path, const std::string &text, nlohman
 
 // Each result after the first gets the verdicts `ioplan compare FIRST IT`
 // prints for its IOPS, bandwidth and p99 (resdb::compare): the page colours a
-// change by them alone.  runs[i] is in[i]'s run, none where it could not be
+// change by them alone; and the differences of workload for which compare
+// refuses the two, which the page shows as caveats.  runs[i] is in[i]'s run, none where it could not be
 // read as one (its changes are then not judged).
 void judge_against_first(std::vector<report::html_input> &in, const std::vector<std::optional<resdb::run_record>> &runs);
 

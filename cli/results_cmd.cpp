@@ -317,7 +317,7 @@ int report_cmd(const cmd_opts &o)
 	for (const auto &ref : o.pos) {
 		resdb::run_record r = st.load(st.find(ref));
 		std::string name = "run " + std::to_string(r.id) + (r.label.empty() ? "" : " (" + r.label + ")");
-		in.push_back({ name, resdb::result_document(r), {} });
+		in.push_back({ name, resdb::result_document(r), {}, {} });
 		runs.push_back(std::move(r));
 	}
 	judge_against_first(in, runs);	// as `ioplan compare` judges the stored runs

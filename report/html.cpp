@@ -197,10 +197,14 @@ std::string error_text(double e)
 	return strf("error %d (%s)", (int)e, std::strerror((int)e));
 }
 
-// The caveats of one result, each line led by who ("a.json: " among several).
-std::string caveat_items(const html_input &r, const std::string &who)
+// The caveats of one result, each line led by who ("a.json: " among several);
+// first names the result it is compared with.
+std::string caveat_items(const html_input &r, const std::string &who, const std::string &first)
 {
 	std::string items;
+	for (const std::string &d : r.differences)
+		items += "<li>" + html_escape(who + "not the workload of " + first +
+					      " (ioplan compare refuses the two): " + d) + "</li>\n";
 	const ojson &io = ioplan_of(r.doc);
 	if (io.contains("warnings") && io["warnings"].is_array())
 		for (const ojson &w : io["warnings"])
@@ -737,7 +741,7 @@ bool draw_each(const std::vector<html_input> &in, std::string *items, std::vecto
 {
 	for (size_t i = 0; i < in.size(); i++) {
 		try {
-			*items += caveat_items(in[i], in.size() > 1 ? in[i].name + ": " : "");
+			*items += caveat_items(in[i], in.size() > 1 ? in[i].name + ": " : "", in[0].name);
 			sections->push_back(result_section(in[i], i));
 		} catch (const bad_field &e) {
 			*err = in[i].name + ": not a result document: " + e.what();

@@ -43,6 +43,9 @@ struct html_input {
 	// Against the first result (none for it, or when a result could not be
 	// judged): a change the page finds no verdict for is shown "not judged".
 	std::vector<html_verdict> verdicts;
+	// What makes its workload another than the first's, as compare says it
+	// refusing the two ("job j: bs=4096 vs bs=1048576"): each a caveat.
+	std::vector<std::string> differences;
 };
 
 // Writes the page; false with *err (nothing written) when a document is not a

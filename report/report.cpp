@@ -100,7 +100,7 @@ void diskspd_xml(std::ostream &out, const model &, const results &r, const plan 
 void html(std::ostream &out, const model &m, const results &r, const plan &p, const options &o)
 {
 	std::string err;
-	write_html({ { "this run", json_document(m, r, p, true, version_string(o.who), o.saved_as), {} } }, out, &err);
+	write_html({ { "this run", json_document(m, r, p, true, version_string(o.who), o.saved_as), {}, {} } }, out, &err);
 }
 
 struct format_row {

@@ -423,6 +423,28 @@ class ComparisonVerdicts(TmpDirCase):
                                            ["1", "2", f"--results-db={db}"])
         self.assertEqual(stored[:2], verdicts[:2])
 
+    def test_a_different_workload_is_a_caveat(self):
+        """compare refuses runs of another block size (the IOPS of 1 MiB blocks against
+        4 KiB ones); the page set them side by side, -99.6% IOPS, without a word."""
+        runs = []
+        for bs in ("4k", "1m"):
+            runs.append(str(self.tmp / f"{bs}.json"))
+            p = run(["--name=j", "--ioengine=null", "--rw=read", "--size=16m", f"--bs={bs}", "--output-format=json",
+                     f"--output={runs[-1]}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        c = run(["compare", *runs])
+        self.assertEqual(c.returncode, 2, c.stderr)
+        said = re.search(r"^  (job j: bs=4096 vs bs=1048576)$", c.stderr, re.M)
+        self.assertTrue(said, c.stderr)
+        page = self.tmp / "page.html"
+        p = run(["report", *runs, f"--output={page}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("<li>1m.json: not the workload of 4k.json (ioplan compare refuses the two): "
+                      f"{said[1]}</li>", page.read_text())
+        p = run(["report", runs[0], runs[0], f"--output={page}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("not the workload", page.read_text())
+
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_a_change_against_fios_file_is_not_judged(self):
         f = self.tmp / "f.json"
