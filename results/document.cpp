@@ -4,7 +4,8 @@
 //
 // Only what the store keeps comes back: per job and direction the figures,
 // completion-latency percentiles recomputed from the exact buckets (fio's
-// default list, nearest rank as fio computes it), or, for a run stored
+// default list, each the first bucket whose count so far reaches pct% of all,
+// as fio's calc_clat_percentiles and the run's own report find it), or, for a run stored
 // without buckets (an fio json file), the mean, p50, p99 and p99.9 it
 // recorded (its I/Os as N), the per-interval bandwidth
 // as the ioplan series, the warnings and the environment.
@@ -22,6 +23,10 @@ using ojson = nlohmann::ordered_json;
 
 const double FIO_PERCENTILES[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
 
+// By percentile_from_buckets: rounded to the nearest rank here (99.9% of 1536
+// I/Os: the 1534th, where the run's report takes the 1535th), the page of a
+// stored run showed another p99.9 than the page of the run's own JSON and
+// `results show`.
 ojson percentiles(const figure &f, uint64_t *n)
 {
 	std::vector<std::pair<uint64_t, uint64_t>> b = f.buckets;
@@ -33,15 +38,16 @@ ojson percentiles(const figure &f, uint64_t *n)
 	if (!*n)
 		return out;
 	for (double p : FIO_PERCENTILES) {
-		uint64_t want = std::max<uint64_t>(1, (uint64_t)(p / 100 * (double)*n + 0.5)), seen = 0;
 		char key[32];
 		std::snprintf(key, sizeof(key), "%f", p);
-		for (auto &x : b)
-			if ((seen += x.second) >= want) {
-				out[key] = x.first;
-				break;
-			}
+		out[key] = (uint64_t)percentile_from_buckets(b, p, 0, (double)b.back().first);
 	}
+	// The three the run reported, as `results show` prints them: the report
+	// clamped each to the run's [min, max], which the store does not keep.
+	for (auto [key, ns] : { std::make_pair("50.000000", f.p50_ns), std::make_pair("99.000000", f.p99_ns),
+				std::make_pair("99.900000", f.p999_ns) })
+		if (latency_recorded(ns))
+			out[key] = (uint64_t)ns;
 	return out;
 }
 
