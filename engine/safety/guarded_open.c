@@ -212,3 +212,10 @@ int guarded_open(const char *path, int flags, mode_t mode, char *why, size_t n)
 
 	return open_in(AT_FDCWD, path, flags, mode, &w);
 }
+
+int guarded_dir_open(const char *path, char *why, size_t n)
+{
+	struct walk w = { path, GUARD_LINKS, why, n };
+
+	return guarded_dir(AT_FDCWD, path, &w);
+}

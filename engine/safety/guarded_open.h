@@ -25,4 +25,11 @@
  */
 int guarded_open(const char *path, int flags, mode_t mode, char *why, size_t n);
 
+/*
+ * The directory part of path reached as guarded_open reaches it: an O_PATH
+ * descriptor of it (for the *at calls that make, name and rename files in
+ * it), or -errno (-EACCES with why for a planted link).
+ */
+int guarded_dir_open(const char *path, char *why, size_t n);
+
 #endif /* IOPLAN_ENGINE_SAFETY_GUARDED_OPEN_H */

@@ -644,27 +644,23 @@ int safety_write_whole(int fd, const void *p, size_t n)
 }
 
 /*
- * A new, unnamed file beside path (O_TMPFILE), or a named one (*tmp set)
- * where the file system has none, locked as a live run's (stale_temps.h):
- * fd, or -errno.
+ * A new, unnamed file in the directory dfd (O_TMPFILE), or one named tmp
+ * (*tmp set) where the file system has none, locked as a live run's
+ * (stale_temps.h): fd, or -errno.  base: the name it is to have.
  */
-static int whole_temporary(const char *path, char *tmp, size_t tn)
+static int whole_temporary(int dfd, const char *base, char *tmp, size_t tn)
 {
-	char dir[PATH_MAX];
-	int fd, ret = tgt_dir_name(path, dir, sizeof(dir));
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644), ret = 0;
 
 	*tmp = '\0';
-	if (ret)
-		return ret;
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		(void)stale_temp_hold(fd);	/* before it has a name: a sweep never takes it */
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd >= 0 ? fd : -errno;
 	for (int tries = 0; tries < 8; tries++) {
-		if ((ret = stale_temp_name(path, tmp, tn)) != 0)
+		if ((ret = stale_temp_name(base, tmp, tn)) != 0)
 			break;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		ret = fd >= 0 ? 0 : -errno;
 		if (ret != -EEXIST)
 			break;
@@ -677,35 +673,36 @@ static int whole_temporary(const char *path, char *tmp, size_t tn)
 }
 
 /*
- * The new file at tmp put at path: what has the name is replaced only as
- * judge allows (for a made-up name: ioplan's own or empty), judged after an
- * atomic exchange, so a user's file that took the name since the look is put
- * back, not lost.  Without the exchange (a file system without
- * RENAME_EXCHANGE) the look before stands.  0, or -errno with why.
+ * The new file at tmp put at base, both in dfd (path: base's whole name, for
+ * the judgement and its words): what has the name is replaced only as judge
+ * allows (for a made-up name: ioplan's own or empty), judged after an atomic
+ * exchange, so a user's file that took the name since the look is put back,
+ * not lost.  Without the exchange (a file system without RENAME_EXCHANGE)
+ * the look before stands.  0, or -errno with why.
  */
-static int whole_put(const struct safety_env *env, const char *tmp, const char *path, unsigned how, char *why,
-		     size_t n)
+static int whole_put(const struct safety_env *env, int dfd, const char *tmp, const char *base, const char *path,
+		     unsigned how, char *why, size_t n)
 {
 	struct stat old;
 	int rfd, ret;
 
-	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE))
+	if (!renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE))
 		return 0;
 	if (errno == EINVAL || errno == ENOSYS)
-		return rename(tmp, path) ? -errno : 0;
-	if (errno != EEXIST || renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE))
+		return renameat(dfd, tmp, dfd, base) ? -errno : 0;
+	if (errno != EEXIST || renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE))
 		return -errno;
 	/* What had the name is at tmp now, judged as what path was (its mark read from it). */
-	rfd = open(tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	rfd = openat(dfd, tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	ret = rfd < 0 || fstat(rfd, &old) ? -EEXIST : !S_ISREG(old.st_mode) ? -EEXIST
 		: judge(env, NULL, path, rfd, &old, how, why, n);
 	if (rfd >= 0)
 		close(rfd);
 	if (!ret) {
-		(void)tgt_remove_same(AT_FDCWD, tmp, old.st_dev, old.st_ino, NULL, 0);
+		(void)tgt_remove_same(dfd, tmp, old.st_dev, old.st_ino, NULL, 0);
 		return 0;
 	}
-	(void)renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE);	/* back under its name */
+	(void)renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE);	/* back under its name */
 	if (ret == -EEXIST)
 		snprintf(why, n, "%s exists and ioplan did not write it (or it changed since): refusing to "
 			 "replace it (move it away, or run where it is not)", path);
@@ -714,20 +711,21 @@ static int whole_put(const struct safety_env *env, const char *tmp, const char *
 
 /*
  * The complete file fd (an unnamed one linked under a fresh name first: a
- * link cannot replace a file) put at path.  0, or -errno with why; the
- * temporary name is gone either way.
+ * link cannot replace a file) put at path, whose directory is dfd.  0, or
+ * -errno with why; the temporary name is gone either way.
  */
-static int whole_name_file(const struct safety_env *env, int fd, char *tmp, size_t tn, const char *path,
+static int whole_name_file(const struct safety_env *env, int fd, int dfd, char *tmp, size_t tn, const char *path,
 			   unsigned how, char *why, size_t n)
 {
+	const char *base = tgt_base(path);
 	char proc[64];
 	int ret = 0;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	for (int tries = 0; !*tmp; tries++) {
-		if ((ret = stale_temp_name(path, tmp, tn)) != 0)
+		if ((ret = stale_temp_name(base, tmp, tn)) != 0)
 			break;
-		if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+		if (!linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW))
 			break;
 		ret = -errno;
 		*tmp = '\0';
@@ -739,39 +737,45 @@ static int whole_name_file(const struct safety_env *env, int fd, char *tmp, size
 		snprintf(why, n, "cannot name the new file: %s", strerror(-ret));
 		return ret;
 	}
-	ret = whole_put(env, tmp, path, how, why, n);
+	ret = whole_put(env, dfd, tmp, base, path, how, why, n);
 	if (ret)
-		(void)unlink(tmp);	/* the new file, made just now: nothing else was ever under its name */
+		(void)unlinkat(dfd, tmp, 0);	/* the new file, made just now: nothing else was ever under its name */
 	if (ret && ret != -EEXIST && ret != -EBUSY && ret != -EPERM)
 		snprintf(why, n, "cannot put the new file in place: %s", strerror(-ret));
 	return ret;
 }
 
-int safety_save_whole(const struct safety_env *env, const char *path, const void *p, size_t len, unsigned how,
-		      char *why, size_t n)
+/* A link, a FIFO, /dev/null at path: written in place, through it, as any side file. */
+static int save_in_place(const struct safety_env *env, const char *path, const void *p, size_t len, unsigned how,
+			 char *why, size_t n)
 {
-	char tmp[PATH_MAX];
-	struct stat sb;
-	int fd, ret = check_output(env, NULL, path, how, why, n);
+	int fd = safety_open_output(env, path, O_TRUNC, how, why, n), ret;
 
+	if (fd < 0)
+		return fd;
+	ret = safety_write_whole(fd, p, len);
+	if (!ret)
+		(void)safety_mark_output(fd);
+	if (close(fd) && !ret)
+		ret = -errno;
 	if (ret)
-		return ret;
-	if (!lstat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		/* A link, a FIFO, /dev/null: written in place, through it, as any side file. */
-		fd = safety_open_output(env, path, O_TRUNC, how, why, n);
-		if (fd < 0)
-			return fd;
-		ret = safety_write_whole(fd, p, len);
-		if (!ret)
-			(void)safety_mark_output(fd);
-		if (close(fd) && !ret)
-			ret = -errno;
-		if (ret)
-			snprintf(why, n, "%s", strerror(-ret));
-		return ret;
-	}
-	(void)stale_temps_sweep(path);	/* what a run killed before its rename left */
-	fd = whole_temporary(path, tmp, sizeof(tmp));
+		snprintf(why, n, "%s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * The new file made, named and put in place in the directory dfd, reached by
+ * guarded_dir_open: a directory part swapped for a planted link since the
+ * look is not followed (the names were made and renamed by path).
+ */
+static int save_in_dir(const struct safety_env *env, int dfd, const char *path, const void *p, size_t len,
+		       unsigned how, char *why, size_t n)
+{
+	char tmp[NAME_MAX + 1];
+	int fd, ret;
+
+	(void)stale_temps_sweep(dfd);	/* what a run killed before its rename left */
+	fd = whole_temporary(dfd, tgt_base(path), tmp, sizeof(tmp));
 	if (fd < 0) {
 		snprintf(why, n, "cannot open for writing: %s", strerror(-fd));
 		return fd;
@@ -779,12 +783,34 @@ int safety_save_whole(const struct safety_env *env, const char *path, const void
 	ret = safety_write_whole(fd, p, len);
 	if (!ret) {
 		(void)safety_mark_output(fd);	/* ioplan's own: the next run may replace it */
-		ret = whole_name_file(env, fd, tmp, sizeof(tmp), path, how, why, n);
+		ret = whole_name_file(env, fd, dfd, tmp, sizeof(tmp), path, how, why, n);
 	} else {
 		snprintf(why, n, "%s", strerror(-ret));
 		if (*tmp)
-			(void)unlink(tmp);
+			(void)unlinkat(dfd, tmp, 0);
 	}
 	close(fd);
+	return ret;
+}
+
+int safety_save_whole(const struct safety_env *env, const char *path, const void *p, size_t len, unsigned how,
+		      char *why, size_t n)
+{
+	struct stat sb;
+	int dfd, ret = check_output(env, NULL, path, how, why, n);
+
+	if (ret)
+		return ret;
+	if (!lstat(path, &sb) && !S_ISREG(sb.st_mode))
+		return save_in_place(env, path, p, len, how, why, n);
+	*why = '\0';
+	dfd = guarded_dir_open(path, why, n);
+	if (dfd < 0) {
+		if (!*why)
+			snprintf(why, n, "cannot open its directory: %s", strerror(-dfd));
+		return dfd;
+	}
+	ret = save_in_dir(env, dfd, path, p, len, how, why, n);
+	close(dfd);
 	return ret;
 }

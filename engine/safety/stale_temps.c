@@ -35,17 +35,15 @@
 #define TEMP_MARKER ".ioplan-new."
 #define TEMP_DIGITS 16
 
-int stale_temp_name(const char *path, char *out, size_t n)
+int stale_temp_name(const char *base, char *out, size_t n)
 {
-	const char *base = tgt_base(path);
 	uint64_t r = 0;
 	int len;
 
 	while (getrandom(&r, sizeof(r), 0) < 0 && errno == EINTR)
 		;
 	r ^= (uint64_t)getpid() << 32;
-	len = snprintf(out, n, "%.*s.%s" TEMP_MARKER "%0*llx", (int)(base - path), path, base, TEMP_DIGITS,
-		       (unsigned long long)r);
+	len = snprintf(out, n, ".%s" TEMP_MARKER "%0*llx", base, TEMP_DIGITS, (unsigned long long)r);
 	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
@@ -124,17 +122,13 @@ static bool swept_before(const struct stat *ds)
 	return before;
 }
 
-int stale_temps_sweep(const char *path)
+int stale_temps_sweep(int dir)
 {
-	char dir[PATH_MAX];
 	struct dirent *e;
 	struct stat ds;
-	int gone = 0, dfd;
+	int gone = 0, dfd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
 
-	if (tgt_dir_name(path, dir, sizeof(dir)))
-		return 0;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0;
 	if (fstat(dfd, &ds) || swept_before(&ds) || !(d = fdopendir(dfd))) {

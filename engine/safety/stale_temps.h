@@ -18,17 +18,17 @@
 
 #include <stddef.h>
 
-/* A fresh temporary name beside path in out (n bytes): 0, or -ENAMETOOLONG. */
-int stale_temp_name(const char *path, char *out, size_t n);
+/* A fresh temporary name for a file to be named base, in out (n bytes): 0, or -ENAMETOOLONG. */
+int stale_temp_name(const char *base, char *out, size_t n);
 
 /* Takes the writer's lock on its temporary fd (before the file is named): 0 or -errno. */
 int stale_temp_hold(int fd);
 
 /*
- * Removes the stale temporaries (above) in path's directory, once per
- * directory a process: the number removed (0 when none, or on any error:
- * nothing of this is the save's failure).
+ * Removes the stale temporaries (above) in the directory dfd (an O_PATH
+ * descriptor will do), once per directory a process: the number removed (0
+ * when none, or on any error: nothing of this is the save's failure).
  */
-int stale_temps_sweep(const char *path);
+int stale_temps_sweep(int dfd);
 
 #endif /* IOPLAN_ENGINE_SAFETY_STALE_TEMPS_H */

@@ -193,6 +193,36 @@ def planted_link(shared, name, to, uid=65534):
     return shared / name
 
 
+def held_at_first_open(after, function, argv, cwd, swap):
+    """Runs argv under gdb, stopped at the first open (openat or openat2) made once function is
+    entered, where the shell command swap runs (another user replacing a directory by a link
+    between ioplan's looks and its open), then goes on.  gdb's CompletedProcess."""
+    gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", f"break {function}", "-ex", "run",
+           "-ex", "catch syscall openat openat2", "-ex", "continue", "-ex", f"shell {swap}", "-ex", "delete",
+           "-ex", "continue", "--args", *argv]
+    p = subprocess.run(gdb, cwd=cwd, capture_output=True, text=True, timeout=120)
+    after.assertIn("Catchpoint 2 (call to syscall openat", p.stdout, p.stderr)
+    return p
+
+
+def swappable_dir(tmp, uid=65534):
+    """tmp/shared/sub, a directory of another user's (uid) in a sticky world-writable one, which
+    that user may replace by a link at any moment; tmp/victim, a directory of this user's; and
+    the shell command that makes the swap (sub moved aside, uid's link to victim in its place).
+    Needs root; sub is made anew when there from an earlier call."""
+    shared, victim = tmp / "shared", tmp / "victim"
+    victim.mkdir(exist_ok=True)
+    shared.mkdir(exist_ok=True)
+    shared.chmod(0o1777)
+    sub = shared / "sub"
+    if sub.is_symlink():
+        sub.unlink()
+    shutil.rmtree(shared / "sub.real", ignore_errors=True)
+    sub.mkdir()
+    os.chown(sub, uid, uid)
+    return sub, victim, f"mv {sub} {shared / 'sub.real'} && ln -s {victim} {sub} && chown -h {uid}:{uid} {sub}"
+
+
 def fill_up(directory):
     """Fills the file system of directory to its last page (a file named filler), as a
     disk another writer just filled."""

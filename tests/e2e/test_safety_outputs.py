@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, planted_link, run, wait_until, waits_in
+from common import BIN, TmpDirCase, held_at_first_open, planted_link, run, swappable_dir, wait_until, waits_in
 from test_safety import LoopMounts, sh
 
 
@@ -506,27 +506,13 @@ class SideFilesKeepUserFiles(TmpDirCase):
         # open, which walked the name again and followed a link put there in between: gdb stops
         # ioplan at the open's system call, after every look, and the swap is made there; the
         # report (or the log) went into root's directory.  The open's own walk now refuses it.
-        shared, victim = self.tmp / "shared", self.tmp / "victim"
-        victim.mkdir()
-        shared.mkdir(mode=0o1777)
-        shared.chmod(0o1777)
         for extra, name in ((["--output=shared/sub/out.json"], "out.json"),
                             (["--write_bw_log=shared/sub/j"], "j_bw.1.log")):
             with self.subTest(name):
-                sub = shared / "sub"
-                if sub.is_symlink():
-                    sub.unlink()
-                shutil.rmtree(shared / "sub.real", ignore_errors=True)
-                sub.mkdir()
-                os.chown(sub, 65534, 65534)
-                swap = (f"mv {sub} {shared / 'sub.real'} && ln -s {victim} {sub} && chown -h 65534:65534 {sub}")
-                gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on",
-                       "-ex", "break safety_open_output_seen", "-ex", "run",
-                       "-ex", "catch syscall openat openat2", "-ex", "continue",  # the open's first call
-                       "-ex", f"shell {swap}", "-ex", "delete", "-ex", "continue",
-                       "--args", BIN, *JOB, "--filename=t", "--rw=write", *extra, "--output-format=json"]
-                p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
-                self.assertIn("Catchpoint 2 (call to syscall openat", p.stdout, p.stderr)
+                sub, victim, swap = swappable_dir(self.tmp)
+                p = held_at_first_open(self, "safety_open_output_seen",  # the open's first call, after the looks
+                                       [BIN, *JOB, "--filename=t", "--rw=write", *extra, "--output-format=json"],
+                                       self.tmp, swap)
                 self.assertTrue(sub.is_symlink(), "the swap was not made")
                 self.assertEqual(list(victim.iterdir()), [], "written through the planted link")
                 self.assertIn(f"sub, on the way to shared/sub/{name}, is a symbolic link of another user's (uid "

@@ -22,7 +22,8 @@ import struct
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, fill_up, flip, run, run_fio, tmpfs, wait_for_stderr
+from common import (BIN, FIO, TmpDirCase, fill_up, flip, held_at_first_open, run, run_fio, swappable_dir, tmpfs,
+                    wait_for_stderr)
 from test_mpi_merge import crc32c
 
 HDR, FIXED, SLOT = 24, 152, 16
@@ -439,6 +440,23 @@ class WhenSaved(TmpDirCase):
         self.assertEqual(len([n for n in during if n.startswith(".local-w-0-verify.state.ioplan-new.")]), 1, during)
         self.assertEqual(parse((self.tmp / "local-w-0-verify.state").read_bytes())["numberio"], 16)
         self.assertEqual(self.temps(), [])
+
+    @unittest.skipIf(os.geteuid() != 0, "a directory of another user's needs root to make")
+    @unittest.skipUnless(shutil.which("gdb"), "gdb is not installed")
+    def test_a_directory_swapped_for_a_planted_link_before_the_save_is_not_followed(self):
+        # --aux-path=shared/sub, another user's directory in a sticky shared one: that user can
+        # put a link in its place at any moment.  The state's new file was made (O_TMPFILE),
+        # named and renamed by path after the looks: gdb stops ioplan at the save's first open
+        # and the swap is made there; the state went into root's directory the link named.
+        sub, victim, swap = swappable_dir(self.tmp)
+        job = ["--name=w", "--filename=data", "--size=64k", "--bs=4k", "--rw=write", "--verify=crc32c",
+               "--aux-path=shared/sub", "--output-format=terse"]
+        p = held_at_first_open(self, "safety_save_whole", [BIN, *job], self.tmp, swap)
+        self.assertTrue(sub.is_symlink(), "the swap was not made")
+        self.assertEqual(list(victim.iterdir()), [], "saved through the planted link")
+        # Said as the other states not saved are (the warning carries the errno only).
+        self.assertIn("verify_state_save (on by default, as fio's): writing shared/sub/local-w-0-verify.state: "
+                      "Permission denied: this run's state is not saved", p.stderr)
 
     def test_a_triggered_stop_leaves_the_state_a_verify_run_checks_clean(self):
         # The power-cut test: --trigger-timeout stops the writes (fio saves every job's state
