@@ -39,6 +39,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -153,11 +155,38 @@ static bool is_sqlite_db(const char *path, int fd, const struct stat *sb)
 	return got == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(magic));
 }
 
+/*
+ * The name of the kernel's own file system the regular file path (fd when
+ * open) is on, or NULL: /proc, /sys and their kind hold the kernel's
+ * settings and controls, not data.  A report there is written as a command:
+ * `--output=/proc/sysrq-trigger` of a job named b rebooted the machine (its
+ * first byte is the command), and --output=/proc/self/comm ran and said
+ * nothing, its report gone (fio 3.33 writes either too).
+ */
+static const char *kernel_fs(const char *path, int fd)
+{
+	static const struct { long type; const char *name; } fs[] = {
+		{ PROC_SUPER_MAGIC, "proc" }, { SYSFS_MAGIC, "sysfs" }, { DEBUGFS_MAGIC, "debugfs" },
+		{ TRACEFS_MAGIC, "tracefs" }, { SECURITYFS_MAGIC, "securityfs" }, { CGROUP_SUPER_MAGIC, "cgroup" },
+		{ CGROUP2_SUPER_MAGIC, "cgroup2" }, { 0x62656570, "configfs" }, { BPF_FS_MAGIC, "bpf" },
+		{ PSTOREFS_MAGIC, "pstore" }, { EFIVARFS_MAGIC, "efivarfs" },
+	};
+	struct statfs st;
+
+	if (fd >= 0 ? fstatfs(fd, &st) : statfs(path, &st))
+		return NULL;
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if (st.f_type == fs[i].type)
+			return fs[i].name;
+	return NULL;
+}
+
 /* The verdict on what path is now (sb; fd when open): 0, or -errno with why. */
 static int judge(const struct safety_env *env, const struct safety_files *busy, const char *path, int fd,
 		 const struct stat *sb, unsigned how, char *why, size_t n)
 {
 	char mark_why[256];
+	const char *kfs;
 
 	if (S_ISFIFO(sb->st_mode) || S_ISSOCK(sb->st_mode))
 		return 0;
@@ -168,6 +197,12 @@ static int judge(const struct safety_env *env, const struct safety_files *busy, 
 	}
 	if (!S_ISREG(sb->st_mode))
 		return 0;	/* a directory: the open says EISDIR */
+	if ((kfs = kernel_fs(path, fd)) != NULL) {
+		snprintf(why, n, "refusing to write to %s: it is a file of the kernel's %s file system (a setting or "
+			 "a control, not storage); reports, logs and state files go only to files that store them",
+			 path, kfs);
+		return -EPERM;
+	}
 	if (in_use(env, busy, path, sb, why, n))
 		return -EBUSY;
 	if (is_sqlite_db(path, fd, sb)) {

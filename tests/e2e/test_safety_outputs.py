@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, held_at_first_open, planted_link, run, swappable_dir, wait_until, waits_in
+from common import BIN, TmpDirCase, held_at_first_open, planted_link, run, run_fio, swappable_dir, wait_until, waits_in
 from test_safety import LoopMounts, sh
 
 
@@ -709,6 +709,28 @@ class NeverOverAStore(TmpDirCase):
         self.assertEqual({f: sha(f) for f in (db, other)}, kept)
         p = run(["report", str(r), "-o", str(self.tmp / "page.html")])  # any other file is written as before
         self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class NeverIntoTheKernelsFiles(TmpDirCase):
+    def test_an_output_in_proc_or_sys_is_refused(self):
+        # /proc and /sys hold the kernel's settings and controls: --output=/proc/self/comm ran
+        # and put the report into the process's name (gone, exit 0, as fio 3.33 does), and
+        # /proc/sysrq-trigger would take the report's first byte as a command.  /proc/self/comm
+        # is harmless to try: it names only the run's own process.
+        p = run_fio(["--name=j", "--ioengine=null", "--size=64k", "--output=/proc/self/comm"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for extra, what in ((["--output=/proc/self/comm"], "--output=/proc/self/comm"),
+                            (["--write_iolog=/proc/self/comm"], "job 'j': write_iolog")):
+            with self.subTest(what):
+                p = run(["--name=j", "--ioengine=null", "--size=64k", *extra])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stdout, "")
+                self.assertIn(f"ioplan: error: {what}: refusing to write to /proc/self/comm: it is a file of the "
+                              "kernel's proc file system (a setting or a control, not storage)", p.stderr)
+        # Through /proc's own links, the file they lead to is judged: stdout here.
+        p = run(["--name=j", "--ioengine=null", "--size=64k", "--output=/proc/self/fd/1", "--output-format=terse"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("3;ioplan-"), p.stdout)
 
 
 class FifoSideFilesWithoutReader(TmpDirCase):
