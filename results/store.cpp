@@ -422,21 +422,55 @@ int64_t store::save(const run_record &r)
 
 size_t store::save_all(const std::vector<run_record> &runs)
 {
+	batch b(*this);
 	size_t added = 0;
-	exec("BEGIN IMMEDIATE");
+	for (const run_record &r : runs)
+		added += b.add(r);
+	b.commit();
+	return added;
+}
+
+store::batch::batch(store &st) : st_(st)
+{
+	st_.exec("BEGIN IMMEDIATE");
+	open_ = true;
 	try {
-		inserts ins(db_, *this);
-		for (const run_record &r : runs)
-			if (!stored_id(ins.uuid, r.uuid)) {
-				seal(insert_run(r, ins));
-				added++;
-			}
-		exec("COMMIT");
+		ins_ = new inserts(st_.db_, st_);
 	} catch (...) {
-		sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+		end();
 		throw;
 	}
-	return added;
+}
+
+store::batch::~batch()
+{
+	end();
+}
+
+// The statements finalized, then the transaction rolled back if still open
+// (a run that failed to save, an exception on the way, a COMMIT refused).
+void store::batch::end()
+{
+	delete ins_;
+	ins_ = nullptr;
+	if (open_)
+		sqlite3_exec(st_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+	open_ = false;
+}
+
+bool store::batch::add(const run_record &r)
+{
+	if (st_.stored_id(ins_->uuid, r.uuid))
+		return false;
+	st_.seal(st_.insert_run(r, *ins_));
+	return true;
+}
+
+void store::batch::commit()
+{
+	st_.exec("COMMIT");
+	open_ = false;
+	end();
 }
 
 // The runs whose uuid starts with ref (up to three: enough to say it is ambiguous).

@@ -94,6 +94,8 @@ struct summary_row {
 void set_wait_interrupted(bool (*interrupted)());
 
 class store {
+	struct inserts;	// the statements a save runs, prepared once per transaction (store.cpp)
+
 public:
 	// write makes the store if it is not there; update changes only one that is.
 	enum class mode { read, write, update };
@@ -109,6 +111,28 @@ public:
 	int64_t save(const run_record &r);
 	// Saves many in one transaction (all or nothing); returns how many were new.
 	size_t save_all(const std::vector<run_record> &runs);
+
+	// One transaction that takes its runs one at a time, so that an import of
+	// many files is all or nothing without holding every run in memory (SQLite
+	// spills what its cache cannot hold to the WAL).  Rolled back unless
+	// commit() ends it.
+	class batch {
+	public:
+		explicit batch(store &st);
+		~batch();
+		batch(const batch &) = delete;
+		batch &operator=(const batch &) = delete;
+		// Saves r unless its uuid is stored already (before the batch or in
+		// it); true when it was saved.
+		bool add(const run_record &r);
+		void commit();
+
+	private:
+		void end();
+		store &st_;
+		inserts *ins_ = nullptr;
+		bool open_ = false;
+	};
 
 	// The id of the run with this uuid, 0 for none.
 	int64_t id_of_uuid(const std::string &uuid);
@@ -164,7 +188,6 @@ private:
 	static int busy_wait(void *self, int count);
 	std::chrono::steady_clock::time_point busy_since_;
 	bool wait_stopped_ = false;	// a signal, not the timeout, ended a wait for the lock
-	struct inserts;
 	int64_t stored_id(stmt &q, const std::string &uuid);
 	int64_t insert_run(const run_record &r, inserts &ins);
 	void insert_figure(int64_t run_id, const figure &f, inserts &ins);

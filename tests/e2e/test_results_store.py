@@ -951,6 +951,37 @@ class Import(StoreCase):
         p = self.results("import", str(path), "--output-format=json")
         self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 1, "unreadable": 0})
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_an_import_of_many_files_holds_one_run_at_a_time(self):
+        # An import held every run of every file until its one transaction: 100 000 fio files
+        # took about 1.3 GB, and a thousand json+ files of a 4k randrw job (about 400 buckets
+        # each) 13 MB more than 300.  Each file is now read and checked, let go, and read
+        # again as it is stored, still all or nothing: past SQLite's page cache (2 MB) the
+        # peak (GNU time's: a child forked from Python keeps Python's high-water mark in its
+        # own rusage) no longer grows with the files.
+        out = self.tmp / "base.json"
+        p = subprocess.run([FIO, "--name=j", "--rw=randrw", "--bs=4k", "--size=1m", "--ioengine=psync",
+                            f"--filename={self.tmp / 'ff'}", "--output-format=json+", f"--output={out}"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(out.read_text())
+        files = []
+        for i in range(1300):
+            doc["timestamp"] = 1700000000 + i   # another file, another run (its uuid is its content's hash)
+            files.append(self.tmp / f"f{i:04d}.json")
+            files[-1].write_text(json.dumps(doc))
+        peak = {}
+        for n in (300, 1300):
+            self.db = self.tmp / f"import-{n}.db"
+            p = subprocess.run(["/usr/bin/time", "-f", "maxrss_kib=%M", BIN, "results", "import",
+                                f"--results-db={self.db}", "--output-format=json", *map(str, files[:n])],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(json.loads(p.stdout), {"imported": n, "already_stored": 0, "unreadable": 0})
+            peak[n] = int(re.findall(r"maxrss_kib=(\d+)", p.stderr)[-1])
+        self.assertLess(peak[1300] - peak[300], 4096, peak)
+        self.assertEqual(len(self.listing()), 1300)
+
     def test_a_size_past_2_64_is_kept_as_written(self):
         # bs=99999999999999999999999k was "ioplan: error: stoull" (exit 1); 16777216t wrapped to "0".
         doc = json.loads(run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"]).stdout)
