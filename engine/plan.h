@@ -475,6 +475,7 @@ struct plan_job {
 	uint64_t bw_avg_time_ns;	/* bwavgtime: bandwidth sample interval */
 	uint64_t iops_avg_time_ns;	/* iopsavgtime: IOPS sample interval (DISKSPD -D) */
 	bool diskspd_iops_stddev;	/* diskspd_iops_stddev=: DISKSPD reports print IopsStdDev (-D) */
+	bool diskspd_no_latency;	/* diskspd_latency=0: DISKSPD reports print no latency (no -L) */
 	uint32_t kb_base;		/* 1024 or 1000: how reports scale units */
 
 	/* Repetition (CrystalDiskMark-style): applies to the job's whole group. */

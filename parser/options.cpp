@@ -1281,6 +1281,13 @@ static const std::vector<option> core_table = {
               "job sets it for -D.")
         .apply(A(j.pj.diskspd_iops_stddev = flag_value(o, v)))
         .ioplan_only(),
+    opt("diskspd_latency", opt_type::boolean, CAT_STATS)
+        .def("1")
+        .help("DISKSPD reports (--output-format=diskspd, diskspd-xml) show latency: the AvgLat and LatStdDev "
+              "columns and the percentile tables, as DISKSPD's -L; 0 leaves them out, as DISKSPD without -L (a "
+              "DISKSPD line's job without -L sets 0).  Latency is measured either way.")
+        .apply(A(j.pj.diskspd_no_latency = !flag_value(o, v)))
+        .ioplan_only(),
 
     // ---- fio's log files (engine/logs/logs.h) ----
     opt("write_bw_log", opt_type::string, CAT_STATS)

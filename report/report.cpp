@@ -69,15 +69,18 @@ void quick(std::ostream &out, const model &, const results &r, const plan &p, co
 
 // A job file's DISKSPD report: what a line's facts would say comes from the
 // plan, IopsStdDev (-D) from the first job that asks for it (diskspd_iops_stddev=,
-// which a line's job sets), over that job's iopsavgtime.
+// which a line's job sets), over that job's iopsavgtime; latency (-L) unless
+// every job leaves it out (diskspd_latency=0, a line's job without -L).
 diskspd::options diskspd_job_options(const plan &p)
 {
 	diskspd::options o;
 	o.command_line = "(job file)";
-	for (uint32_t g = 0; g < p.nr_groups && !o.iops_stddev; g++)
-		for (uint32_t i = 0; i < p.groups[g].nr_jobs && !o.iops_stddev; i++) {
+	o.measure_latency = p.nr_jobs == 0;
+	for (uint32_t g = 0; g < p.nr_groups; g++)
+		for (uint32_t i = 0; i < p.groups[g].nr_jobs; i++) {
 			const plan_job &j = p.groups[g].jobs[i];
-			if (!j.diskspd_iops_stddev)
+			o.measure_latency = o.measure_latency || !j.diskspd_no_latency;
+			if (!j.diskspd_iops_stddev || o.iops_stddev)
 				continue;
 			o.iops_stddev = true;
 			o.iops_interval_ms = (uint32_t)(j.iops_avg_time_ns / 1000000);

@@ -220,6 +220,8 @@ json stats_json(const plan_job &j)
             {"repeat_pause_ns", j.repeat_pause_ns}, {"group_pause_ns", j.group_pause_ns}};
     if (j.diskspd_iops_stddev)  // only when set: a job without it keeps its plan hash
         o["diskspd_iops_stddev"] = true;
+    if (j.diskspd_no_latency)  // only when set: a job without it keeps its plan hash
+        o["diskspd_latency"] = false;
     return o;
 }
 

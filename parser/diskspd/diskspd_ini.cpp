@@ -189,6 +189,8 @@ void global_section(std::ostream &o, const state &s)
 	}
 	if (f.measure_latency)	// keep a histogram of total (issue to completion) latency
 		o << "lat_percentiles=1\n";
+	else	// no -L: the report shows no latency (a job file's shows it by default)
+		o << "diskspd_latency=0\n";
 	rate_lines(o, f);
 	buffer_lines(o, s);
 	if (!f.affinity.empty()) {

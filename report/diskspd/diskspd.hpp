@@ -21,9 +21,9 @@
 //         report::diskspd::write_text(*results, *plan, o, std::cout);
 //
 // For a job file run with --output-format=diskspd, leave the options at their
-// defaults apart from command_line (latency is shown: ioplan always measures it)
-// and -D's two, which report/report.cpp takes from a job's diskspd_iops_stddev=
-// and iopsavgtime=.
+// defaults apart from command_line (latency is shown: ioplan always measures it,
+// unless the jobs say diskspd_latency=0) and -D's two, which report/report.cpp
+// takes from a job's diskspd_iops_stddev= and iopsavgtime=.
 #pragma once
 
 #include <cstdint>

@@ -338,6 +338,38 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertNotIn("IopsStdDev", text.stdout)
         self.assertNotIn("gathering IOPS", text.stdout)
 
+    def test_a_lines_job_without_l_shows_no_latency(self):
+        # The job of a line without -L printed AvgLat and LatStdDev columns, "measuring
+        # latency" and the percentile table, which the line run directly leaves out (an
+        # awk reading the file column by position read another).  Its job now says
+        # diskspd_latency=0; a job file without it shows latency as before.
+        import xml.etree.ElementTree as ET
+        line = "-b4K -c1M -t1 -W0 -d1".split()
+        p = self.diskspd([*line, "--job", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("diskspd_latency=0\n", p.stdout)
+        self.write("job.fio", p.stdout)
+        header = "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s |  file\n"
+        for how, text in (("line", self.diskspd([*line, "f.dat"])), ("job", run(["--output-format=diskspd", "job.fio"], cwd=self.tmp))):
+            with self.subTest(how=how):
+                self.assertEqual(text.returncode, 0, text.stderr)
+                self.assertIn(header, text.stdout)
+                self.assertNotIn("measuring latency", text.stdout)
+                self.assertNotIn("latency distribution", text.stdout)
+        for how, doc in (("line", self.diskspd(["-Rxml", *line, "f.dat"])), ("job", run(["--output-format=diskspd-xml", "job.fio"], cwd=self.tmp))):
+            with self.subTest(how=how):
+                self.assertEqual(doc.returncode, 0, doc.stderr)
+                root = ET.fromstring(doc.stdout)
+                self.assertEqual(root.find(".//MeasureLatency").text, "false")
+                self.assertIsNone(root.find("TimeSpan/Latency"))
+        p = self.diskspd(["-L", *line, "--job", "f.dat"])
+        self.assertNotIn("diskspd_latency", p.stdout)
+        self.write("job.fio", p.stdout)
+        text = run(["--output-format=diskspd", "job.fio"], cwd=self.tmp)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("|  AvgLat  | LatStdDev |  file\n", text.stdout)
+        self.assertIn("Total latency distribution:", text.stdout)
+
     def test_xml_of_a_hostile_file_name_parses(self):
         # XML 1.0 cannot carry C0 controls or invalid UTF-8 even as references: each such byte
         # of the path becomes U+FFFD, the rest is escaped, and a real parser reads the document.

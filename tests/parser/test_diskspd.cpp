@@ -164,6 +164,7 @@ TEST_CASE("diskspd: seed 002's Azure -F4 lines")
 		   "direct=1\n"
 		   "sync=dsync\n"
 		   "fadvise_hint=0\n"
+		   "diskspd_latency=0\n"
 		   "\n"
 		   "[threads]\n"
 		   "filename=testfile.dat\n"
