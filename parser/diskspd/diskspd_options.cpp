@@ -28,9 +28,14 @@ uint64_t job_max(const char *name, double per = 1)
 
 } // namespace
 
+// -W and -C: DISKSPD reads the value with atoi, so a bare -W or -C is 0 seconds.
 bool state::seconds(const std::string &flag, const std::string &v, uint32_t *out, const char *job_option)
 {
 	uint64_t n;
+	if (v.empty()) {
+		*out = 0;
+		return true;
+	}
 	if (!uint_arg(flag, v, job_max(job_option), &n))
 		return false;
 	*out = (uint32_t)n;

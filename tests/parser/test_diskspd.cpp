@@ -362,6 +362,13 @@ TEST_CASE("diskspd: facts for the report")
 	REQUIRE(p.targets.size() == 1);
 	CHECK(p.targets[0].create_bytes == 1048576);
 	CHECK(tr("-D f").info.iops_interval_ms == 1000);
+	// DISKSPD reads -W and -C with atoi: bare, each is 0 (ioplan refused them:
+	// "-W: expected a whole number from 0 to 1000000000, got ''").
+	ds::translation bare = tr("-W -C f");
+	CHECK(bare.errors.empty());
+	CHECK(bare.info.warmup_s == 0);
+	CHECK(bare.info.cooldown_s == 0);
+	CHECK(has_line(ini("-W -C1 f"), "ramp_time=0s"));
 }
 
 TEST_CASE("diskspd: DISKSPD's conflict rules are errors naming the flags")
