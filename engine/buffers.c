@@ -66,11 +66,6 @@ int buffill_from_job(struct buffill *f, const struct plan_job *j)
 		f->compress_chunk = j->buffer_compress_chunk_bytes;
 	if (!f->compress_chunk)
 		f->compress_chunk = 512;	/* a job that writes nothing: any chunk will do */
-	if (f->kind == PLAN_BUF_RANDOM_ONCE && j->write_source_bytes) {
-		f->source_bytes = j->write_source_bytes;
-		f->source_key = j->nr_clones ? j->clones[0].seed ^ 0x5a2d736f75726365ull : 0;
-		f->source_align = j->direct ? 512 : 1;
-	}
 	if (f->kind == PLAN_BUF_PATTERN) {
 		if (!j->buffer_pattern || !j->buffer_pattern_len) {
 			f->kind = PLAN_BUF_ZERO;
@@ -138,42 +133,6 @@ static void fill_compressible(uint8_t *p, uint64_t len, const struct buffill *f,
 	}
 }
 
-/* Word i of a write source: splitmix64 of (key, i), so any window is made on demand. */
-static uint64_t source_word(uint64_t key, uint64_t i)
-{
-	uint64_t z = key + (i + 1) * 0x9e3779b97f4a7c15ull;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/*
- * DISKSPD's -Z<size> write: len bytes of the source from a random offset in
- * [0, size - len] (DISKSPD's GetRandomDataWriteBuffer), rounded down to the
- * alignment; a source shorter than len repeats.
- */
-static void fill_window(uint8_t *p, uint64_t len, const struct buffill *f, uint64_t *rng)
-{
-	uint64_t s = f->source_bytes, pos = 0, k = 0, w, n;
-
-	if (s > len) {
-		pos = rng_below(rng, s - len + 1);
-		pos -= pos % f->source_align;
-	}
-	while (k < len) {
-		w = source_word(f->source_key, pos / 8);
-		n = 8 - pos % 8;
-		n = n < len - k ? n : len - k;
-		n = n < s - pos ? n : s - pos;
-		memcpy(p + k, (const uint8_t *)&w + pos % 8, n);
-		k += n;
-		pos += n;
-		if (pos >= s)
-			pos = 0;
-	}
-}
-
 void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
 {
 	/* As fio's: compression or dedupe first, whatever zero_buffers or a pattern say. */
@@ -187,12 +146,6 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
 		return;
 	case PLAN_BUF_PATTERN:
 		fill_pattern(buf, len, f);
-		return;
-	case PLAN_BUF_RANDOM_ONCE:
-		if (f->source_bytes)
-			fill_window(buf, len, f, rng);
-		else
-			buf_fill_random(buf, len, rng);
 		return;
 	default:
 		buf_fill_random(buf, len, rng);
@@ -218,7 +171,6 @@ void buffill_for_verify(struct buffill *f)
 	f->compress_chunk = UINT64_MAX;
 	if (!f->in_chunks || f->kind != PLAN_BUF_PATTERN)
 		f->kind = PLAN_BUF_RANDOM;
-	f->source_bytes = 0;	/* a verified write's data is verify's */
 }
 
 #define FIO_HASH_MUL 0x61C8864680B583EBull	/* fio's __hash_u64: the golden-ratio multiply */

@@ -49,12 +49,6 @@ struct buffill {
 	uint64_t compress_chunk;
 	uint8_t *pattern;		/* owned copy, or NULL */
 	uint32_t pattern_len;
-	/* write_source_size (DISKSPD -Z<size>): each write is a window, at a random
-	 * offset, of one random source this long, the same for every clone of the job
-	 * (0: none).  The source is never kept: its word i is a hash of (key, i). */
-	uint64_t source_bytes;
-	uint64_t source_key;
-	uint32_t source_align;		/* window offsets a multiple of this (512 under direct=1, as DISKSPD) */
 };
 
 /* Copies the job's buffer settings.  0 or -ENOMEM. */

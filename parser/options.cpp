@@ -1090,9 +1090,7 @@ static const std::vector<option> core_table = {
         .unit("bytes")
         .def("0")
         .range(0, 1ull << 34)
-        .help("Take each write's data from a random offset of one random source of this size, the same "
-              "for every clone of the job (DISKSPD -Z<size>; a direct=1 write's offset is a multiple of 512, "
-              "as DISKSPD's); 0: off.")
+        .help("Take write data from one random source buffer of this size (DISKSPD -Z<size>); 0: off.")
         .apply(A(j.pj.write_source_bytes = size_in(j, o, v); if (j.pj.write_source_bytes) j.pj.buffer_fill = PLAN_BUF_RANDOM_ONCE))
         .ioplan_only(),
 

@@ -84,8 +84,7 @@ void worker_prepare_extras(struct worker *w, struct io_u *u)
 
 			buf_fill(u->buf, u->len, &w->fill, &seed);
 			w->stamp_ok = false;
-		} else if ((w->job->refill_buffers || w->fill.source_bytes) && !verified_fill(w)) {
-			/* write_source_size: each write another window of the source */
+		} else if (w->job->refill_buffers && !verified_fill(w)) {
 			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
 			w->stamp_ok = false;
 		} else if (w->vary_writes) {

@@ -188,8 +188,7 @@ static bool io_has_extras(const struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	/* Varying a write's buffer (fio's scramble_buffers, on by default) is no extra: prepare() does it. */
-	bool fills = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) &&
-		     (w->dedupe.pct || j->refill_buffers || w->fill.source_bytes);
+	bool fills = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && (w->dedupe.pct || j->refill_buffers);
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || j->replay || j->fsync_every || j->fdatasync_every ||

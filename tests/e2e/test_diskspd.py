@@ -370,36 +370,6 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertIn("|  AvgLat  | LatStdDev |  file\n", text.stdout)
         self.assertIn("Total latency distribution:", text.stdout)
 
-    def test_z_size_writes_windows_of_one_random_source(self):
-        # -Z<size> (write_source_size=): DISKSPD takes each write from a random offset of
-        # one random buffer of that size, shared by the target's threads.  ioplan filled
-        # each I/O slot once and wrote it again and again: -Z1M -o2 left a 4 MiB file of
-        # 1024 blocks with 2 distinct ones (what a deduplicating store keeps as 8 KiB).
-        def distinct(*files):
-            blocks = set()
-            for f in files:
-                d = (self.tmp / f).read_bytes()
-                blocks |= {d[i:i + 4096] for i in range(0, len(d), 4096)}
-            return len(blocks)
-
-        p = self.diskspd("-b4K -c4M -r -t1 -o2 -w100 -W0 -d1 -Z1M z.dat".split())
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertGreater(distinct("z.dat"), 2)
-        job = ["--ioengine=psync", "--rw=randwrite", "--bs=4k", "--size=4m", "--buffer_fill=random_once"]
-        # every block written once (a random map): a 1 MiB source gives each write its own data
-        p = run(["--name=a", *job, "--write_source_size=1m", "--filename=a.dat"], cwd=self.tmp)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertGreaterEqual(distinct("a.dat"), 1020)  # two of 1024 draws may meet
-        # a source of one block (CrystalDiskMark's -Z4K): every write the same block
-        p = run(["--name=b", *job, "--write_source_size=4k", "--filename=b.dat"], cwd=self.tmp)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(distinct("b.dat"), 1)
-        # 4100 bytes: windows at offsets 0..4, the same source for both clones
-        os.mkdir(self.tmp / "c")
-        p = run(["--name=c", *job, "--write_source_size=4100", "--numjobs=2", "--directory=c"], cwd=self.tmp)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(distinct("c/c.0.0", "c/c.1.0"), 5)
-
     def test_xml_of_a_hostile_file_name_parses(self):
         # XML 1.0 cannot carry C0 controls or invalid UTF-8 even as references: each such byte
         # of the path becomes U+FFFD, the rest is escaped, and a real parser reads the document.
