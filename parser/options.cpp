@@ -137,7 +137,7 @@ static void set_gtod_reduce(job_spec &j, const option &o, const std::string &v)
 static void set_size(job_spec &j, const option &o, const std::string &v)
 {
     uint32_t before = j.pj.size_ppm;
-    size_pct_or_zones(j, o, v, job_spec::NZ_SIZE, &j.pj.size_bytes, &j.pj.size_ppm, PCT_PAST_100_IS_ALL);
+    size_pct_or_zones(j, o, v, job_spec::NZ_SIZE, &j.pj.size_bytes, &j.pj.size_ppm, PCT_SIZE);
     if (!before || before >= 1000000 || j.pj.size_ppm || !j.pj.size_bytes)
         return;
     char pct[32];
@@ -540,7 +540,7 @@ static const std::vector<option> core_table = {
         .unit("bytes")
         .def("0")
         .help("Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device "
-              "(or of filesize=; past 100%: all of it, as fio caps it), a whole number of percent.")
+              "(or of filesize=), a whole number from 1% to 100%.")
         .apply(set_size),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")

@@ -323,7 +323,6 @@ void check_fio_percent(const std::string &s, size_t pct)
 
 bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
 {
-    const bool past_100_is_all = rules & PCT_PAST_100_IS_ALL;
     std::string s = trim(s0);
     size_t pct = s.find('%');
     if (pct == std::string::npos)
@@ -339,12 +338,14 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
         *ppm = 0;
         return true;
     }
-    if (v <= 0 || (v > 100 && !past_100_is_all))
+    // fio 3.33 reads N% past 100 as a size of 2^64-1-N bytes: size=150% lays out
+    // an existing file by cutting it to 0 bytes, then fails (err=22).
+    if (v > 100 && (rules & PCT_SIZE))
+        throw value_error("percentage '" + s + "' is past 100%, which fio 3.33 reads as a size of " +
+                          std::to_string(~0ull - (unsigned long long)v) + " bytes (2^64-1-" + std::to_string(v) +
+                          "): laying out an existing file, it cuts the file to 0 bytes and fails; give 1% to 100%");
+    if (v <= 0 || v > 100)
         throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
-    // fio reads size= past 100% as a plain size past any file's end, which it then caps at
-    // the file: all of it, as 100% is.
-    if (v > 100)
-        v = 100;
     *ppm = (uint32_t)v * 10000u;
     return true;
 }

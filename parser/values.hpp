@@ -70,14 +70,16 @@ bool parse_bool(const std::string &s);
 // under kb_base 1024 or 1000.  Returns bytes.
 uint64_t parse_size(const std::string &s, unsigned kb_base);
 
-// What a percentage may be besides (0, 100]: past 100 is all of it (size=, which
-// fio caps at the file), 0 is none at all (offset=0%: no offset, as fio reads it).
-enum pct_rule : unsigned { PCT_PLAIN = 0, PCT_PAST_100_IS_ALL = 1, PCT_ZERO_IS_NONE = 2 };
+// What a percentage may be besides (0, 100]: 0 is none at all (offset=0%: no
+// offset, as fio reads it).  PCT_SIZE: size='s, whose error past 100% says what
+// fio does with it.
+enum pct_rule : unsigned { PCT_PLAIN = 0, PCT_SIZE = 1, PCT_ZERO_IS_NONE = 2 };
 
 // "50%" -> 500000 ppm; returns false when s is not a percentage.  A whole
-// number of percent only, as fio reads one ('50.5%' is 50 bytes to fio): an
-// error otherwise.  Text after the '%' is ignored as fio does (configparser
-// writes "100%%").  0% under PCT_ZERO_IS_NONE gives *ppm 0.
+// number of percent from 1 to 100 only, as fio reads one ('50.5%' is 50 bytes
+// to fio, '150%' a size of 2^64-151): an error otherwise.  Text after the '%'
+// is ignored as fio does (configparser writes "100%%").  0% under
+// PCT_ZERO_IS_NONE gives *ppm 0.
 bool parse_percent_ppm(const std::string &s, uint32_t *ppm, unsigned rules = PCT_PLAIN);
 
 // Time with suffix (ns, us/usec, ms/msec, s/sec, m/min, h, d); a bare number is

@@ -10,7 +10,7 @@ import resource
 import subprocess
 import unittest
 
-from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, run_fio
+from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, loop_device, run_fio
 
 ERRORS = ROOT / "tests" / "errors"
 
@@ -277,6 +277,58 @@ class PercentagesFioReadsAsBytes(TmpDirCase):
         if FIO:
             f = run_fio(["--output-format=json", "j.fio"], cwd=self.tmp)
             self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["total_ios"], ios)
+
+
+class PercentagesPastAHundred(TmpDirCase):
+    """size=150% (or $mb_memory%7, 24105%) is a size of 2^64-151 bytes to fio 3.33, which
+    lays out an existing file by cutting it to 0 bytes and then fails (err=22); ioplan
+    read it as 100%, a job fio never runs.  Refused before anything is touched, in every
+    syntax, on the command line and over a block device; the other percentages already were."""
+    WHY = ("error: bad value for size: percentage '150%' is past 100%, which fio 3.33 reads as a size of "
+           "18446744073709551465 bytes (2^64-1-150): laying out an existing file, it cuts the file to 0 bytes "
+           "and fails; give 1% to 100%")
+
+    def refused(self, args):
+        p = subprocess.run([BIN, *args], cwd=self.tmp, capture_output=True, text=True, timeout=30)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        return p.stderr.splitlines()[0]
+
+    def test_refused_before_the_file_is_touched(self):
+        data = os.urandom(1 << 20)
+        (self.tmp / "f").write_bytes(data)
+        files = {"j.fio": ("[j]\nfilename=f\nrw=read\nsize=150%\n", "j.fio:4:6: "),
+                 "j.toml": ("[[jobs]]\nname = 'j'\nfilename = 'f'\nrw = 'read'\nsize = '150%'\n", "j.toml:5:8: "),
+                 "j.yaml": ("jobs:\n  - name: j\n    filename: f\n    rw: read\n    size: 150%\n", "j.yaml:5:11: ")}
+        for name, (text, at) in files.items():
+            with self.subTest(file=name):
+                self.write(name, text)
+                self.assertEqual(self.refused([name]), at + self.WHY)
+                self.assertEqual((self.tmp / "f").read_bytes(), data)
+        self.assertEqual(self.refused(["--name=j", "--filename=f", "--rw=read", "--size=150%"]),
+                         "<command line>:1:4: " + self.WHY)
+        first = self.refused(["--name=j", "--filename=f", "--size=$mb_memory%7"])
+        self.assertRegex(first, r"^<command line>:1:3: error: bad value for size: percentage '\d+%' is past 100%, "
+                                r"which fio 3.33 reads as a size of \d+ bytes \(2\^64-1-\d+\)")
+        self.assertEqual((self.tmp / "f").read_bytes(), data)
+        for opt in ("io_size", "offset", "offset_increment", "zonerange"):
+            with self.subTest(opt=opt):
+                self.assertEqual(self.refused(["--name=j", "--filename=f", f"--{opt}=150%"]),
+                                 f"<command line>:1:3: error: bad value for {opt}: percentage '150%' must be above "
+                                 "0% and at most 100%")
+        self.assertEqual((self.tmp / "f").read_bytes(), data)
+        if FIO:  # what the refusal spares: fio cuts the copy to nothing and fails
+            (self.tmp / "copy").write_bytes(data)
+            run_fio(["--name=j", "--filename=copy", "--rw=read", "--size=150%"], cwd=self.tmp)
+            self.assertEqual((self.tmp / "copy").stat().st_size, 0)
+
+    def test_refused_over_a_block_device(self):
+        dev = loop_device(self)
+        self.assertEqual(self.refused(["--name=j", f"--filename={dev}", "--rw=read", "--size=150%"]),
+                         "<command line>:1:4: " + self.WHY)
+        self.assertEqual(self.refused(["--name=j", f"--filename={dev}", "--rw=read", "--size=100%", "--offset=150%",
+                                       "--parse-only"]),
+                         "<command line>:1:5: error: bad value for offset: percentage '150%' must be above 0% and "
+                         "at most 100%")
 
 
 if __name__ == "__main__":

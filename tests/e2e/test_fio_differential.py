@@ -34,9 +34,10 @@ CASES = {
     "norandommap_small_files": PSYNC + "[n]\nrw=randread\nnorandommap=1\nnrfiles=2\nfilesize=128k-256k\n",
     "norandommap_mixed_small_file": PSYNC + "[m]\nrw=randrw\nnorandommap=1\nfilesize=128k\n",
     # size=N% is of filesize= (fio's setup_files), not of the file laid out at that share
-    # (ioplan read 64 KiB of 128); past 100% it is all of it (ioplan refused size=200%).
+    # (ioplan read 64 KiB of 128); 100% is the file from offset= to its end.  (Past 100%
+    # is refused: fio reads a size of almost 2^64 bytes, which cuts an existing file to 0.)
     "size_pct_of_filesize": PSYNC + "[p]\nrw=read\nfilesize=256k\nsize=50%\n[q]\nrw=read\nfilesize=256k\n"
-                            "size=200%\noffset=64k\nstonewall\n",
+                            "size=100%\noffset=64k\nstonewall\n",
     # The null engine moves no data, but fio issues and counts its verify read-back
     # (FIO_FAKEIO skips only the check): r/w 256/256 KiB (ioplan read nothing back).
     "null_verify": NULL + "[v]\nrw=randwrite\nsize=256k\nverify=md5\niodepth=4\n"

@@ -125,7 +125,10 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(ppm == 500000);
     CHECK(!parse_percent_ppm("50", &ppm));
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
-    CHECK(parse_percent_ppm("150%", &ppm, PCT_PAST_100_IS_ALL));	// size=: fio caps it at the file, all of it
+    // size=: fio 3.33 reads 2^64-151 bytes, and cuts an existing file to 0 bytes as it lays it out
+    CHECK_THROWS_WITH(parse_percent_ppm("150%", &ppm, PCT_SIZE), doctest::Contains("2^64-1-150"));
+    CHECK_THROWS_AS(parse_percent_ppm("101%", &ppm, PCT_SIZE), value_error);
+    CHECK(parse_percent_ppm("100%", &ppm, PCT_SIZE));
     CHECK(ppm == 1000000);
     CHECK(parse_percent_ppm("+7%", &ppm));
     CHECK(ppm == 70000);
