@@ -1,6 +1,7 @@
 // cli/args.cpp - command-line parsing (see args.hpp).
 #include "cli/args.hpp"
 
+#include <cctype>
 #include <cstring>
 #include <set>
 
@@ -71,6 +72,8 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
     e.value_loc.text_col = has_value ? (int)name.size() + 4 : (int)text.size() + 1;
     // '--bs= 16k': fio 3.33 reads the blank as in a job file's bs= 16k (16 bytes).
     e.blank_after_eq = has_value && !value.empty() && (value[0] == ' ' || value[0] == '\t');
+    // '--rw=write ': fio strips a job file line's end, never an argument's.
+    e.blank_at_end = has_value && !value.empty() && std::isspace((unsigned char)value.back());
     if (current_job_)
         current_job_->entries.push_back(e);
     else

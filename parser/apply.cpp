@@ -15,6 +15,10 @@ namespace parser {
 
 namespace {
 
+// What fio 3.33 strips at a value's end where it strips (isspace): a job file
+// line's end, or a callback's strip_blank_end.
+const char *const BLANKS = " \t\n\r\f\v";
+
 // write_bw_log and its kin: a file name prefix, the job's name when none is given.
 bool log_prefix(const option &o)
 {
@@ -114,7 +118,7 @@ void check_blank_after_eq(const option &o, const entry &e)
     size_t lead = e.value.find_first_not_of(" \t");
     if (!e.blank_after_eq || lead == std::string::npos)
         return;
-    std::string v = e.value.substr(lead);
+    std::string v = e.value.substr(lead, e.value.find_last_not_of(BLANKS) + 1 - lead);
     if (blank_reads_alike(o, v))
         return;
     bool cli = from_command_line(e);
@@ -131,6 +135,63 @@ void check_blank_after_eq(const option &o, const entry &e)
         at.advance(-1); // the value's place is after the blanks there, at them here
     fail(at, "a blank after '=': fio 3.33 keeps it in the value, and there " + how + "; write '" +
                  (cli ? "--" : "") + e.key + "=" + v + "', which both read alike");
+}
+
+// fio 3.33's options read as a time (its .is_time: get_mult_time), whose unit
+// word must match whole: "10s" is seconds there, "10s " ten microseconds.
+bool fio_time(const option &o)
+{
+    static const char *const names[] = {"runtime",        "ramp_time",        "startdelay",
+                                        "steadystate_duration", "steadystate_ramp_time", "thinktime",
+                                        "thinktime_spin", "thinktime_iotime", "max_latency",
+                                        "latency_target", "latency_window"};
+    return std::any_of(std::begin(names), std::end(names), [&](const char *n) { return !std::strcmp(o.name, n); });
+}
+
+// Why fio 3.33 reads v + tail (blanks at the end, which an argument or a ${VAR}
+// keeps) another way than ioplan reads v, or "" where it reads the same.  Its
+// numbers find their unit by prefix (4k , 50% , 10ms ), and the callbacks of
+// fio_strips_front's options and a choice's ":..." part strip it; but a word
+// (rw=write ) is no value it knows, a text (directory=d ) keeps the blank, a
+// time's s, m, h or d is no unit there, and 10z  is ten bytes, not zones.
+std::string trailing_blank_reading(const option &o, const std::string &v, const std::string &tail)
+{
+    std::string shown = "'" + v + tail + "'";
+    if (o.ioplan_only || fio_strips_front(o))
+        return "";
+    if (o.type == opt_type::choice || o.type == opt_type::pattern)
+        return v.find(':') != std::string::npos ? "" : shown + " is no value it knows";
+    if (o.type == opt_type::string || o.type == opt_type::path_list)
+        return shown + " stays as written, another name than '" + v + "'";
+    size_t digits = v.find_first_not_of("+-0123456789.");
+    if (digits == 0 || digits == std::string::npos)
+        return "";
+    std::string n = v.substr(0, digits), unit = v.substr(digits);
+    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return (char)std::tolower(c); });
+    if (fio_time(o) && (unit == "s" || unit == "m" || unit == "h" || unit == "d"))
+        return shown + " is " + n + " microsecond" + (n == "1" ? "" : "s") + " (it knows no unit '" + unit + tail +
+               "')";
+    if (o.type == opt_type::size_pct && unit == "z")
+        return shown + " is " + n + " byte" + (n == "1" ? "" : "s") + ", not zones";
+    return "";
+}
+
+// '--key=value ' (an argument, which keeps its blanks in e.value) where fio
+// 3.33 reads the value another way than ioplan.
+void check_blank_at_end(const option &o, const entry &e)
+{
+    size_t end = e.value.find_last_not_of(BLANKS);
+    if (!e.blank_at_end || end == std::string::npos)
+        return;
+    size_t lead = e.value.find_first_not_of(BLANKS);
+    std::string v = e.value.substr(lead, end + 1 - lead);
+    std::string how = trailing_blank_reading(o, v, e.value.substr(end + 1));
+    if (how.empty())
+        return;
+    loc at = e.value_loc;
+    at.advance((int)end + 1); // at the blank
+    fail(at, "a blank at the end of the value: fio 3.33 keeps it in an argument, and there " + how + "; write '--" +
+                 e.key + "=" + v + "', which both read alike");
 }
 
 } // namespace
@@ -224,6 +285,7 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
     // fio reads write_lat_log= as the bare option (the job's name as prefix); every
     // other empty string, description= too, fails its parse and drops the job.
     check_blank_after_eq(*o, e);
+    check_blank_at_end(*o, e);
     if (e.has_value && e.value.empty() && !log_prefix(*o))
         fail(e.value_loc, "empty value for option '" + e.key + "'" +
                               (e.substituted ? ": its ${VAR} is not set or empty in the environment" : ""));

@@ -47,6 +47,10 @@ struct entry {
     // the value, which fio 3.33 keeps in the value (apply_entry refuses it where
     // fio would read another value).  value has it on the command line only.
     bool blank_after_eq = false;
+    // A blank at the value's end that fio 3.33 keeps there: an argument's
+    // ('--rw=write '), which fio strips only in a job file (apply_entry refuses
+    // it where fio would read another value).
+    bool blank_at_end = false;
 };
 
 struct section {

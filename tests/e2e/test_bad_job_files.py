@@ -331,5 +331,72 @@ class PercentagesPastAHundred(TmpDirCase):
                          "at most 100%")
 
 
+class BlankAtTheEndOfAnArgument(TmpDirCase):
+    """fio 3.33 strips a job file line's end but keeps a blank at an argument's end:
+    '--rw=write ' is an error there, '--runtime=1s ' one microsecond ('s ' is no unit), where
+    ioplan ran a write job and a second.  Refused where fio reads another value; run where
+    it reads the same (a unit it finds by prefix, a percentage, a file name it strips)."""
+    BASE = ["--name=j", "--ioengine=null", "--size=64k"]
+
+    def ioplan(self, *args):
+        return subprocess.run([BIN, *self.BASE, *args], cwd=self.tmp, capture_output=True, text=True, timeout=60)
+
+    def plan(self, arg):
+        p = self.ioplan("--showplan", arg)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        for g in d["groups"]:
+            for j in g["jobs"]:
+                j.pop("options")  # the text as written
+        return d
+
+    def test_refused_where_fio_reads_another_value(self):
+        d = str(self.tmp)
+        cases = {"--rw=write ": "'write ' is no value it knows; write '--rw=write'",
+                 "--rw=write\t": "'write\t' is no value it knows; write '--rw=write'",
+                 "--ioengine=null ": "'null ' is no value it knows",
+                 "--buffer_pattern=0xab ": "'0xab ' is no value it knows",
+                 f"--directory={d} ": f"'{d} ' stays as written, another name than '{d}'",
+                 "--runtime=1s ": "'1s ' is 1 microsecond (it knows no unit 's ')",
+                 "--thinktime=2m ": "'2m ' is 2 microseconds (it knows no unit 'm ')",
+                 "--offset=1z ": "'1z ' is 1 byte, not zones; write '--offset=1z'"}
+        for arg, why in cases.items():
+            with self.subTest(arg=arg):
+                p = self.ioplan("--time_based", arg)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                first, shown, caret = p.stderr.splitlines()[:3]
+                self.assertEqual(first, "<command line>:1:5: error: a blank at the end of the value: fio 3.33 keeps "
+                                        f"it in an argument, and there {why}" + first[first.index(why) + len(why):])
+                self.assertTrue(first.endswith("', which both read alike"), first)
+                self.assertEqual((shown, caret), (" " + arg, " " * (len(arg.rstrip()) + 1) + "^"))
+                if FIO and not arg.startswith(("--offset", "--thinktime", "--runtime")):
+                    f = run_fio([*self.BASE, "--output-format=json", arg], cwd=self.tmp)
+                    self.assertNotEqual(f.returncode, 0, f.stdout)  # fio refuses it
+        if FIO:  # fio's run of 1 microsecond, where ioplan ran a second
+            f = run_fio([*self.BASE, "--time_based", "--runtime=1s ", "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(json.loads(f.stdout)["jobs"][0]["job_runtime"], 0)
+
+    def test_run_where_fio_reads_the_same_value(self):
+        (self.tmp / "f").write_bytes(bytes(65536))
+        for arg in ("--bs=4k ", "--bs=4096 ", "--bs=4k,8k ", "--size=50% ", "--runtime=10ms ", "--runtime=2 ",
+                    "--filename=f ", "--rw=randread:8 ", "--cpus_allowed=0 ", "--percentile_list=50:99 ",
+                    "--direct=0 ", "--bs= 4096 "):
+            with self.subTest(arg=arg):
+                self.assertEqual(self.plan(arg), self.plan(arg.replace("= ", "=").rstrip()))
+        p = self.ioplan("--bs=4k ", "--output-format=json")
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["total_ios"], 16)
+        if FIO:
+            f = run_fio([*self.BASE, "--bs=4k ", "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["total_ios"], 16)
+        self.write("j.fio", "[j]\nioengine=null\nsize=64k\nrw=write \t\nruntime=1s \n")  # a line's end: dropped
+        p = subprocess.run([BIN, "--output-format=json", "j.fio"], cwd=self.tmp, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["total_ios"], 16)
+        if FIO:
+            f = run_fio(["--output-format=json", "j.fio"], cwd=self.tmp)
+            self.assertEqual(json.loads(f.stdout)["jobs"][0]["write"]["total_ios"], 16)
+
+
 if __name__ == "__main__":
     unittest.main()
