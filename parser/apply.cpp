@@ -133,8 +133,9 @@ void check_blank_after_eq(const option &o, const entry &e)
     loc at = e.value_loc;
     if (!cli)
         at.advance(-1); // the value's place is after the blanks there, at them here
-    fail(at, "a blank after '=': fio 3.33 keeps it in the value, and there " + how + "; write '" +
-                 (cli ? "--" : "") + e.key + "=" + v + "', which both read alike");
+    fail(at, std::string("a blank after '='") + (!cli && e.substituted ? " (a ${VAR} may bring it)" : "") +
+                 ": fio 3.33 keeps it in the value, and there " + how + "; write '" + (cli ? "--" : "") + e.key +
+                 "=" + v + "', which both read alike");
 }
 
 // fio 3.33's options read as a time (its .is_time: get_mult_time), whose unit
@@ -176,22 +177,27 @@ std::string trailing_blank_reading(const option &o, const std::string &v, const 
     return "";
 }
 
-// '--key=value ' (an argument, which keeps its blanks in e.value) where fio
-// 3.33 reads the value another way than ioplan.
+// '--key=value ' (an argument, which keeps its blanks in e.value) or a job
+// file's ${VAR} that ends with a blank (e.value trimmed), where fio 3.33 reads
+// the value another way than ioplan.
 void check_blank_at_end(const option &o, const entry &e)
 {
     size_t end = e.value.find_last_not_of(BLANKS);
     if (!e.blank_at_end || end == std::string::npos)
         return;
     size_t lead = e.value.find_first_not_of(BLANKS);
-    std::string v = e.value.substr(lead, end + 1 - lead);
-    std::string how = trailing_blank_reading(o, v, e.value.substr(end + 1));
+    std::string v = e.value.substr(lead, end + 1 - lead), tail = e.value.substr(end + 1);
+    std::string how = trailing_blank_reading(o, v, tail.empty() ? " " : tail);
     if (how.empty())
         return;
+    bool cli = from_command_line(e);
     loc at = e.value_loc;
-    at.advance((int)end + 1); // at the blank
-    fail(at, "a blank at the end of the value: fio 3.33 keeps it in an argument, and there " + how + "; write '--" +
-                 e.key + "=" + v + "', which both read alike");
+    if (cli)
+        at.advance((int)end + 1); // at the blank
+    fail(at, "a blank at the end of the value" + std::string(cli ? "" : ", from a ${VAR}") + ": fio 3.33 keeps it " +
+                 (cli ? "in an argument" : "(it strips the line's end before it expands the variable)") +
+                 ", and there " + how + "; write '" + (cli ? "--" : "") + e.key + "=" + v +
+                 "', which both read alike");
 }
 
 } // namespace

@@ -48,8 +48,9 @@ struct entry {
     // fio would read another value).  value has it on the command line only.
     bool blank_after_eq = false;
     // A blank at the value's end that fio 3.33 keeps there: an argument's
-    // ('--rw=write '), which fio strips only in a job file (apply_entry refuses
-    // it where fio would read another value).
+    // ('--rw=write '), or one a job file's ${VAR} brings (fio strips the line's
+    // end before it expands it); apply_entry refuses it where fio would read
+    // another value.  value has it on the command line only.
     bool blank_at_end = false;
 };
 

@@ -7,6 +7,7 @@
 // name.  Lines, includes and sections are tracked here; values stay text.
 #include "parser/ini.hpp"
 
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -23,6 +24,16 @@
 namespace parser {
 
 namespace {
+
+// A job file value as fio 3.33 has it before it expands ${VAR}: its line's end
+// stripped (strip_blank_end: blanks and control characters).
+std::string strip_end(const std::string &s)
+{
+    size_t n = s.size();
+    while (n > 0 && (std::isspace((unsigned char)s[n - 1]) || std::iscntrl((unsigned char)s[n - 1])))
+        n--;
+    return s.substr(0, n);
+}
 
 struct line_state {
     enum { blank, header, include, option } kind = blank;
@@ -328,16 +339,21 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     e.has_value = st.has_value;
     e.value_loc = at;
     e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
-    e.value = !st.has_value ? "" : trim(opts_.vars_as_written ? st.value : expand(st.value, e.value_loc));
+    // fio strips the line's end, then expands ${VAR}: blanks a variable brings
+    // stay in the value (RW='write ' is an error there, BS=' 16k' 16 bytes).
+    std::string value = !st.has_value ? "" : opts_.vars_as_written ? st.value : expand(strip_end(st.value), e.value_loc);
     // fio expands ${VAR} in the whole line before it splits it: a variable
     // may hold a whole name=value (OPTS="bs=8k" then a line ${OPTS}).
     size_t eq = st.has_value ? std::string::npos : e.key.find('=');
     if (eq != std::string::npos) {
-        e.value = trim(e.key.substr(eq + 1));
+        value = e.key.substr(eq + 1);
         e.key = trim(e.key.substr(0, eq));
         e.has_value = true;
     }
-    e.blank_after_eq = st.has_value && st.value_col > st.eq_col + 1 && !e.value.empty();
+    e.value = trim(value);
+    e.blank_after_eq = !e.value.empty() && ((st.has_value && st.value_col > st.eq_col + 1) ||
+                                            std::isspace((unsigned char)value.front()));
+    e.blank_at_end = !e.value.empty() && !opts_.vars_as_written && std::isspace((unsigned char)value.back());
     budget_.value_made(e.key.size() + e.value.size(), at);
     e.substituted = src.substituted || st.text.find("${") != std::string::npos ||
                     st.value.find("${") != std::string::npos;

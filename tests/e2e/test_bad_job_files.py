@@ -398,5 +398,58 @@ class BlankAtTheEndOfAnArgument(TmpDirCase):
             self.assertEqual(json.loads(f.stdout)["jobs"][0]["write"]["total_ios"], 16)
 
 
+class BlanksAVariableBrings(TmpDirCase):
+    """fio 3.33 strips a job file line's end before it expands ${VAR}, so blanks the variable
+    brings stay in the value: RW='write ' is an error there, BS=' 16k' 16-byte blocks,
+    RT='1s ' a runtime of 1 microsecond, where ioplan trimmed them and ran a write job,
+    16 KiB blocks and a second.  Refused where fio reads another value, as the same blanks
+    written in the file or in an argument are."""
+    JOB = "[j]\nioengine=null\nsize=64k\nrw=${RW}\nbs=${BS}\nruntime=${RT}\ntime_based\n"
+
+    def run_with(self, runner, rw="write", bs="4k", rt="1"):
+        env = {**os.environ, "RW": rw, "BS": bs, "RT": rt}
+        return subprocess.run([runner, "--output-format=json", "j.fio"], cwd=self.tmp, capture_output=True,
+                              text=True, timeout=60, env=env)
+
+    def test_refused_where_fio_reads_another_value(self):
+        self.write("j.fio", self.JOB)
+        cases = [({"rw": "write "}, "j.fio:4:4: error: a blank at the end of the value, from a ${VAR}: fio 3.33 "
+                                    "keeps it (it strips the line's end before it expands the variable), and there "
+                                    "'write ' is no value it knows; write 'rw=write', which both read alike"),
+                 ({"rt": "1s "}, "j.fio:6:9: error: a blank at the end of the value, from a ${VAR}: fio 3.33 keeps "
+                                 "it (it strips the line's end before it expands the variable), and there '1s ' is "
+                                 "1 microsecond (it knows no unit 's '); write 'runtime=1s', which both read alike"),
+                 ({"bs": " 16k"}, "j.fio:5:3: error: a blank after '=' (a ${VAR} may bring it): fio 3.33 keeps it "
+                                  "in the value, and there a blank before the number hides its unit: ' 16k' is read "
+                                  "as 16; write 'bs=16k', which both read alike")]
+        for env, first in cases:
+            with self.subTest(env=env):
+                p = self.run_with(BIN, **env)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertEqual(p.stderr.splitlines()[0], first)
+                if not FIO:
+                    continue
+                if "rw" in env:
+                    self.assertNotEqual(self.run_with(FIO, **env).returncode, 0)  # "failed parsing rw=${RW}"
+                elif "rt" in env:
+                    job = json.loads(self.run_with(FIO, **env).stdout)["jobs"][0]
+                    self.assertEqual(job["job_runtime"], 0)  # 1 microsecond
+                else:
+                    self.write("j.fio", self.JOB.replace("time_based\n", ""))  # ends at size=: 16-byte blocks
+                    job = json.loads(self.run_with(FIO, **env).stdout)["jobs"][0]
+                    self.assertEqual(job["write"]["total_ios"], 4096)
+
+    def test_run_where_fio_reads_the_same_value(self):
+        self.write("j.fio", self.JOB.replace("time_based\n", ""))
+        for env in ({"bs": "16k "}, {"bs": " 4096 "}, {"rt": "10ms "}, {"rt": "2 "}):
+            with self.subTest(env=env):
+                p = self.run_with(BIN, **env)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                ios = json.loads(p.stdout)["jobs"][0]["write"]["total_ios"]
+                if FIO:
+                    f = self.run_with(FIO, **env)
+                    self.assertEqual(json.loads(f.stdout)["jobs"][0]["write"]["total_ios"], ios)
+
+
 if __name__ == "__main__":
     unittest.main()
