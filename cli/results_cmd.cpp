@@ -54,7 +54,7 @@ struct refusal : std::runtime_error {
 struct cmd_opts {
 	std::string db;
 	std::string format = "normal";
-	std::string by, preset, plan;
+	std::string by, preset, plan, workload;
 	std::string metrics;	// compare: the metrics to show and gate on ("" = all)
 	std::string output;	// where the command's text goes ("" = stdout)
 	bool force = false;
@@ -66,6 +66,7 @@ struct cmd_opts {
 
 const char *const usage =
 	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD] [--include-interrupted] [--include-failed]\n"
+	"       ioplan results summary [--preset NAME | --plan HASH | --workload HASH]   (the runs of one)\n"
 	"       ioplan results report RUN... [--output=PAGE.html]   (the HTML page; several runs compared)\n"
 	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
 	"       (each takes --results-db=PATH, --output-format=json and --output=FILE; RUN is an id, a label or a uuid)";
@@ -112,7 +113,7 @@ cmd_opts parse(const std::vector<std::string> &args)
 			continue;
 		}
 		std::string *dst = key == "results-db" ? &o.db : key == "output-format" ? &o.format : key == "by" ? &o.by
-				 : key == "preset" ? &o.preset : key == "plan" ? &o.plan
+				 : key == "preset" ? &o.preset : key == "plan" ? &o.plan : key == "workload" ? &o.workload
 				 : key == "metrics" ? &o.metrics : key == "output" ? &o.output : nullptr;
 		if (!dst && key != "fail-on-regression")
 			throw usage_error("unknown option '" + a + "'");
@@ -205,20 +206,23 @@ int list_cmd(const cmd_opts &o)
 		ojson a = ojson::array();
 		for (const auto &r : rows)
 			a.push_back(ojson{ { "id", r.id }, { "uuid", r.uuid }, { "label", r.label }, { "source", r.source },
-					   { "host", r.host }, { "plan_hash", r.plan_hash }, { "saved_s", r.saved_s },
+					   { "host", r.host }, { "plan_hash", r.plan_hash },
+					   { "workload_hash", r.workload_hash }, { "saved_s", r.saved_s },
 					   { "started_s", r.started_s }, { "figures", r.figures },
 					   { "interrupted", r.interrupted }, { "failed", r.failed } });
 		return print(o, a);
 	}
 	std::string out;
 	char line[512];
-	std::snprintf(line, sizeof(line), "%6s  %-19s  %-20s  %-6s  %-16s  %-12s  %s\n", "id", "started (UTC)", "label",
-		      "source", "host", "plan", "figures");
+	std::snprintf(line, sizeof(line), "%6s  %-19s  %-20s  %-6s  %-16s  %-12s  %-12s  %s\n", "id", "started (UTC)",
+		      "label", "source", "host", "plan", "workload", "figures");
 	out += line;
 	for (const auto &r : rows) {
-		std::snprintf(line, sizeof(line), "%6lld  %-19s  %s  %-6s  %s  %-12.12s  %zu%s\n",
+		// A run saved before workload hashes has none: '-' (summary goes by its plan).
+		std::snprintf(line, sizeof(line), "%6lld  %-19s  %s  %-6s  %s  %-12.12s  %-12.12s  %zu%s\n",
 			      (long long)r.id, when(r.started_s).c_str(), resdb::column(r.label, 20).c_str(),
-			      r.source.c_str(), resdb::column(r.host, 16).c_str(), r.plan_hash.c_str(), r.figures,
+			      r.source.c_str(), resdb::column(r.host, 16).c_str(), r.plan_hash.c_str(),
+			      r.workload_hash.empty() ? "-" : r.workload_hash.c_str(), r.figures,
 			      r.interrupted ? "  interrupted" : r.failed ? "  failed" : "");
 		out += line;
 	}
@@ -270,13 +274,15 @@ std::string show_text(const resdb::run_record &r)
 	std::ostringstream s;
 	s << "run " << r.id << " (" << r.uuid << ")" << (r.label.empty() ? "" : " label " + printable(r.label)) << "\n"
 	  << "  source " << r.source << " " << printable(r.tool_version) << ", started " << when(r.started_s) << " UTC\n"
-	  << "  host " << host_text(r) << "\n  plan " << r.plan_hash << "\n";
+	  << "  host " << host_text(r) << "\n  plan " << r.plan_hash << "\n"
+	  << "  workload " << (r.workload_hash.empty() ? "not recorded (saved before ioplan kept workload hashes)"
+						       : r.workload_hash) << "\n";
 	if (r.interrupted)
 		s << "  interrupted: a signal stopped the run; its figures cover only what ran before the stop\n";
 	for (const resdb::job_failure &f : r.failures)
 		s << "  failed: " << printable(resdb::failure_text(f)) << "\n";
 	for (const auto &kv : r.facts)
-		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan" &&
+		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan" && kv.first != "workload" &&
 		    kv.first != "interrupted" && kv.first != "failed" && kv.first != "source" && kv.first != "label")
 			s << "  " << kv.first << ": " << printable(kv.second) << "\n";
 	char line[256];
@@ -373,7 +379,7 @@ std::string export_csv_header()
 	s << "run_id,uuid,label,source,started_s,host,plan_hash,job,ddir";
 	for (const auto &k : resdb::plan_keys)
 		s << "," << k;
-	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns,job_ordinal\n";
+	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns,job_ordinal,workload_hash\n";
 	return s.str();
 }
 
@@ -390,7 +396,7 @@ std::string export_csv_rows(const resdb::run_record &r)
 			s << "," << csv_field(f.plan.count(k) ? f.plan.at(k) : "");
 		s << "," << f.io_bytes << "," << f.ios << "," << exact(f.runtime_s) << "," << exact(f.iops) << ","
 		  << exact(f.bw_bytes) << "," << exact(f.lat_mean_ns) << "," << exact(f.p50_ns) << "," << exact(f.p99_ns)
-		  << "," << exact(f.p999_ns) << "," << ord[i].k << "\n";
+		  << "," << exact(f.p999_ns) << "," << ord[i].k << "," << r.workload_hash << "\n";
 	}
 	return s.str();
 }
@@ -599,14 +605,14 @@ int import_cmd(const cmd_opts &o)
 			     left, total, "imported");
 }
 
-// The value of summary's --preset or --plan as stored.  A plan is also
-// found by the start of its hash (`results list` shows its first 12 digits),
-// as a run by the start of its uuid.  One no run has was an empty summary,
+// The value of summary's --preset, --plan or --workload as stored.  A plan or
+// a workload is also found by the start of its hash (`results list` shows its
+// first 12 digits), as a run by the start of its uuid.  One no run has was an empty summary,
 // exit 0: `--plan=44bcc629c93b` copied from the list, or a preset misspelt,
 // passed a gate on the summary with nothing summed up.
 std::string summary_filter(resdb::store &st, const std::string &name, const std::string &value)
 {
-	bool prefix = name == "plan";
+	bool prefix = name == "plan" || name == "workload";
 	std::vector<std::string> found = st.fact_values(name, value, prefix);
 	if (found.size() == 1)
 		return found[0];
@@ -614,8 +620,9 @@ std::string summary_filter(resdb::store &st, const std::string &name, const std:
 		return value;
 	if (found.empty())
 		throw resdb::store_error(st.path() + ": no stored run has " + name + " '" + value + "'" +
-					 (prefix ? " (nor one that starts so; results list shows each run's plan)" : ""));
-	throw resdb::store_error(st.path() + ": '" + value + "' starts the plans " + found[0] + ", " + found[1] +
+					 (prefix ? " (nor one that starts so; results list shows each run's " + name + ")"
+						 : std::string()));
+	throw resdb::store_error(st.path() + ": '" + value + "' starts the " + name + "s " + found[0] + ", " + found[1] +
 				 (found.size() > 2 ? ", ..." : "") + ": give more of it");
 }
 
@@ -629,11 +636,12 @@ int summary_cmd(const cmd_opts &o)
 			names += (names.empty() ? "" : ", ") + f;
 		throw usage_error("--by: no field '" + o.by + "' (fields: " + names + ")");
 	}
-	if (!o.preset.empty() && !o.plan.empty())
-		throw usage_error("give --preset or --plan, not both");
-	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
+	if (!o.preset.empty() + !o.plan.empty() + !o.workload.empty() > 1)
+		throw usage_error("give one of --preset, --plan and --workload");
+	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : !o.workload.empty() ? "workload" : "";
+	const std::string &given = fname == "preset" ? o.preset : fname == "plan" ? o.plan : o.workload;
 	resdb::store st(o.db, resdb::store::mode::read);
-	std::string fvalue = fname.empty() ? "" : summary_filter(st, fname, o.preset.empty() ? o.plan : o.preset);
+	std::string fvalue = fname.empty() ? "" : summary_filter(st, fname, given);
 	std::vector<std::pair<int64_t, std::string>> damaged;
 	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, fvalue, &damaged);
 	size_t readable = 0;	// runs with rows (in run order: each run's together)

@@ -1,9 +1,12 @@
 // report/showplan.cpp - plan -> JSON, field for field (see showplan.hpp).
 #include "report/showplan.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <utility>
+#include <vector>
 
 namespace report {
 
@@ -20,11 +23,53 @@ json per_ddir(const T (&v)[PLAN_DDIR_NR])
     return o;
 }
 
-json kvs(const plan_kv *kv, uint32_t n)
+bool named_in(const char *key, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (std::strcmp(key, names[i]) == 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
+// The target's or the peer's name, and the permissions to write there (showplan.hpp).
+bool host_specific_option(const char *key)
+{
+    static const char *const names[] = {"filename",  "directory",       "opendir",   "filename_format",
+                                        "replay_redirect", "donorname", "hostname",  "interface",
+                                        "uri",       "allow_device_write", "allow_existing_file_write",
+                                        "allow_mounted_write"};
+    return named_in(key, names, sizeof names / sizeof names[0]);
+}
+
+// An output file's name: that the option is on is kept, not where it writes.
+bool output_name_option(const char *key)
+{
+    static const char *const names[] = {"write_bw_log",  "write_iops_log", "write_lat_log",
+                                        "write_hist_log", "write_iolog",   "merge_blktrace_file"};
+    return named_in(key, names, sizeof names / sizeof names[0]);
+}
+
+namespace {
+
+// The options as typed (the whole view), or by name less the host's names (the workload's).
+json kvs(const plan_kv *kv, uint32_t n, showplan_view view = showplan_view::whole)
 {
     json o = json::object();
+    if (view == showplan_view::whole) {
+        for (uint32_t i = 0; i < n; i++)
+            o[kv[i].key] = kv[i].value;
+        return o;
+    }
+    std::vector<const plan_kv *> kept;
     for (uint32_t i = 0; i < n; i++)
-        o[kv[i].key] = kv[i].value;
+        if (!host_specific_option(kv[i].key))
+            kept.push_back(&kv[i]);
+    std::sort(kept.begin(), kept.end(),
+              [](const plan_kv *a, const plan_kv *b) { return std::strcmp(a->key, b->key) < 0; });
+    for (const plan_kv *e : kept)
+        o[e->key] = output_name_option(e->key) ? "" : e->value;
     return o;
 }
 
@@ -225,7 +270,7 @@ json stats_json(const plan_job &j)
     return o;
 }
 
-json job_json(const plan_job &j)
+json job_json(const plan_job &j, showplan_view view)
 {
     json o = {{"name", j.name}, {"section", j.section}, {"description", j.description}, {"job_id", j.job_id},
               {"groupid", j.groupid}, {"source_file", j.source_file}, {"stonewall", j.stonewall},
@@ -235,7 +280,7 @@ json job_json(const plan_job &j)
                              buffers_verify_json(j), stats_json(j)})
         for (auto it = part.begin(); it != part.end(); ++it)
             o[it.key()] = it.value();
-    o["options"] = kvs(j.opts, j.nr_opts);
+    o["options"] = kvs(j.opts, j.nr_opts, view);
     return o;
 }
 
@@ -245,10 +290,12 @@ json job_json(const plan_job &j)
 // through nlohmann's serializer, so escaping and number formatting are its own.
 class plan_writer {
 public:
-    explicit plan_writer(std::ostream &out)
-        : out_(out), ser_(nlohmann::detail::output_adapter<char>(out), ' ', json::error_handler_t::replace)
+    plan_writer(std::ostream &out, showplan_view view)
+        : out_(out), ser_(nlohmann::detail::output_adapter<char>(out), ' ', json::error_handler_t::replace),
+          view_(view)
     {
     }
+    showplan_view view() const { return view_; }
 
     // `"key": ` at the given depth, after the separator from the previous member.
     void key(unsigned depth, bool first, const char *k)
@@ -288,17 +335,25 @@ public:
     {
         std::string &t = scratch_;
         t.assign("{");
-        member(t, depth + 1, "path");
-        if (pf.path && plain(pf.path)) {
-            t += '"';
-            t += pf.path;
-            t += '"';
+        if (view_ == showplan_view::workload) {  // the workload's file: its sizes, not its name
+            t += "\n";
+            t.append((depth + 1) * 2, ' ');
+            t += "\"size_bytes\": ";
+            char buf[24];
+            t.append(buf, (size_t)(std::to_chars(buf, buf + sizeof(buf), pf.size_bytes).ptr - buf));
         } else {
-            out_.write(t.data(), (std::streamsize)t.size());
-            value(pf.path ? json(pf.path) : json(nullptr), depth + 1);
-            t.clear();
+            member(t, depth + 1, "path");
+            if (pf.path && plain(pf.path)) {
+                t += '"';
+                t += pf.path;
+                t += '"';
+            } else {
+                out_.write(t.data(), (std::streamsize)t.size());
+                value(pf.path ? json(pf.path) : json(nullptr), depth + 1);
+                t.clear();
+            }
+            number(t, depth + 1, "size_bytes", pf.size_bytes);
         }
-        number(t, depth + 1, "size_bytes", pf.size_bytes);
         number(t, depth + 1, "size_ppm", pf.size_ppm);
         number(t, depth + 1, "offset_bytes", pf.offset_bytes);
         number(t, depth + 1, "offset_ppm", pf.offset_ppm);
@@ -349,6 +404,7 @@ private:
     std::ostream &out_;
     nlohmann::detail::serializer<json> ser_;
     std::string scratch_;
+    showplan_view view_;
 };
 
 // An array member's value at `depth`: `[]` when empty, as dump(2) writes it.
@@ -383,7 +439,7 @@ void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
 void write_job(plan_writer &w, const plan_job &j, unsigned depth)
 {
     w.out() << '{';
-    w.members(job_json(j), depth + 1, true);
+    w.members(job_json(j, w.view()), depth + 1, true);
     w.key(depth + 1, false, "clones");
     write_array(w, depth + 1, j.nr_clones, [&](uint32_t c, unsigned d) { write_clone(w, j.clones[c], d); });
     w.close(depth, '}');
@@ -401,15 +457,17 @@ void write_group(plan_writer &w, const plan_group &g, unsigned depth)
 
 } // namespace
 
-void write_showplan(const plan &p, std::ostream &out)
+void write_showplan(const plan &p, std::ostream &out, showplan_view view)
 {
-    plan_writer w(out);
+    plan_writer w(out, view);
     out << '{';
-    w.members({{"plan_abi_version", p.abi_version}, {"nr_groups", p.nr_groups}, {"nr_jobs", p.nr_jobs},
-               {"nr_threads", p.nr_threads}, {"global_options", kvs(p.global_opts, p.nr_global_opts)},
-               {"allow_device_write", p.allow_device_write ? p.allow_device_write : ""},
-               {"allow_existing_file_write", p.allow_existing_file_write}},
-              1, true);
+    json head = {{"plan_abi_version", p.abi_version}, {"nr_groups", p.nr_groups}, {"nr_jobs", p.nr_jobs},
+                 {"nr_threads", p.nr_threads}, {"global_options", kvs(p.global_opts, p.nr_global_opts, view)}};
+    if (view == showplan_view::whole) {  // where this host lets it write: no part of the workload
+        head["allow_device_write"] = p.allow_device_write ? p.allow_device_write : "";
+        head["allow_existing_file_write"] = p.allow_existing_file_write;
+    }
+    w.members(head, 1, true);
     w.key(1, false, "groups");
     write_array(w, 1, p.nr_groups, [&](uint32_t g, unsigned d) { write_group(w, p.groups[g], d); });
     w.close(0, '}');

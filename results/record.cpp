@@ -17,6 +17,7 @@
 #include <iomanip>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -169,11 +170,51 @@ std::map<std::string, std::string> plan_of(const json &job, const json &global)
 	return p;
 }
 
+// Every job's name and options, its global ones under its own, sorted by
+// name; workload: less the options fio_host_option names, and those of
+// fio_output_option without their value.
+std::string fio_options_text(const json &doc, bool workload);
+
 // fio records no plan hash: every option of every job names the workload,
 // its global ones under its own.  Only the keys compare reads (rw, bs, ...)
 // were hashed, so fio runs at rate_iops=1000 and 500 were one plan, one row
 // of results summary.
 std::string fio_plan_hash(const json &doc)
+{
+	return sha256_hex(fio_options_text(doc, false));
+}
+
+// An fio run's workload: its plan less the names of the host's targets, so the
+// same job file run against /dev/sdb on one host and /dev/nvme0n1 on another
+// is one workload, and one at another bs is another.
+std::string fio_workload_hash(const json &doc)
+{
+	return sha256_hex("workload\n" + fio_options_text(doc, true));	// never the text of a plan hash
+}
+
+// The options the workload of an fio run leaves out, or keeps without their
+// value, as report/showplan.cpp's host_specific_option and output_name_option
+// judge ioplan's (tests/report/test_showplan.cpp checks the lists agree):
+// the names of this host's targets and peers, the permissions to write
+// there, and the names of the files the run writes its logs to.
+bool fio_host_option(const std::string &key)
+{
+	static const std::set<std::string> names = { "filename",    "directory",	  "opendir",
+						     "filename_format", "replay_redirect", "donorname",
+						     "hostname",    "interface",	  "uri",
+						     "allow_device_write", "allow_existing_file_write",
+						     "allow_mounted_write" };
+	return names.count(key) > 0;
+}
+
+bool fio_output_option(const std::string &key)
+{
+	static const std::set<std::string> names = { "write_bw_log",	"write_iops_log", "write_lat_log",
+						     "write_hist_log", "write_iolog",	  "merge_blktrace_file" };
+	return names.count(key) > 0;
+}
+
+std::string fio_options_text(const json &doc, bool workload)
 {
 	const json &jobs = at(doc, "jobs");
 	std::string plan;
@@ -184,14 +225,18 @@ std::string fio_plan_hash(const json &doc)
 		for (const json *src : { &at(doc, "global options"), &at(job, "job options") }) {
 			if (!src->is_object())
 				continue;
-			for (auto it = src->begin(); it != src->end(); ++it)
-				o[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+			for (auto it = src->begin(); it != src->end(); ++it) {
+				if (workload && fio_host_option(it.key()))
+					continue;
+				o[it.key()] = workload && fio_output_option(it.key()) ? ""
+					      : it->is_string() ? it->get<std::string>() : it->dump();
+			}
 		}
 		plan += "[" + job["jobname"].get<std::string>() + "]\n";
 		for (const auto &kv : o)
 			plan += kv.first + "=" + kv.second + "\n";
 	}
-	return sha256_hex(plan);
+	return plan;
 }
 
 double percentile(const json &lat, const char *key)
@@ -401,6 +446,8 @@ void read_facts(run_record &r, const json &env)
 	r.facts["label"] = r.label;
 	r.facts["source"] = r.source;
 	r.facts["plan"] = r.plan_hash;
+	if (!r.workload_hash.empty())	// none for runs saved before: summary groups them by plan
+		r.facts["workload"] = r.workload_hash;
 	if (r.interrupted)
 		r.facts["interrupted"] = "yes";
 	if (!r.failures.empty())
@@ -510,6 +557,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	r.host = str(io, "host");
 	r.kernel = str(io, "kernel");
 	r.plan_hash = str(io, "plan_hash");
+	r.workload_hash = str(io, "workload_hash");
 	r.job_text = str(io, "job_text");
 	const json &env = at(io, "environment");
 	r.environment = env.is_object() ? env.dump() : "";
@@ -523,6 +571,8 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	read_jobs(doc, r);
 	read_failures(doc, r);
 	read_ranks(io, r);
+	if (r.source == "fio")
+		r.workload_hash = fio_workload_hash(doc);
 	if (r.plan_hash.empty())
 		r.plan_hash = fio_plan_hash(doc);
 	// A run --save could not store was kept with the label and preset it was given.

@@ -110,6 +110,10 @@ struct run_record {
 	std::string tool_version;
 	int64_t started_s = 0;			// Unix time the run started
 	std::string host, kernel, plan_hash, job_text;
+	// The plan's workload less the names of this host's targets (ioplan.workload_hash;
+	// an fio run's options less them): runs of one job on hosts whose devices are
+	// named apart have one.  Stored as the fact workload; "" for runs saved before.
+	std::string workload_hash;
 	std::string environment;		// ioplan.environment as JSON text ("" = none)
 	// Facts runs are grouped by (results summary --by), read from the environment.
 	std::map<std::string, std::string> facts;

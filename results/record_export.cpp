@@ -140,6 +140,7 @@ void exported_fields(const json &o, run_record &r)
 	r.host = text_of(o, "host");
 	r.kernel = text_of(o, "kernel");
 	r.plan_hash = text_of(o, "plan_hash");
+	r.workload_hash = text_of(o, "workload_hash");	// absent from runs exported before
 	r.job_text = text_of(o, "job_text");
 	const json &env = at(o, "environment");
 	if (!env.is_null() && !env.is_object())
@@ -222,6 +223,7 @@ nlohmann::ordered_json record_json(const run_record &r)
 	return ojson{ { "id", r.id },	      { "uuid", r.uuid },	  { "label", r.label },
 		      { "source", r.source }, { "tool_version", r.tool_version }, { "started_s", r.started_s },
 		      { "host", r.host },     { "kernel", r.kernel },	  { "plan_hash", r.plan_hash },
+		      { "workload_hash", r.workload_hash },
 		      { "job_text", r.job_text }, { "facts", r.facts },	  { "environment", env },
 		      { "interrupted", r.interrupted }, { "failed", failures_json(r.failures) },
 		      { "warnings", r.warnings }, { "figures", figs },

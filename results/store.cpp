@@ -543,7 +543,8 @@ std::vector<run_row> store::list()
 	stmt q(db_, "SELECT r.id, r.uuid, r.label, r.source, r.host, r.plan_hash, r.saved_s, r.started_s,"
 		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id),"
 		    " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = r.id AND i.name = 'interrupted' AND i.value = 'yes'),"
-		    " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = r.id AND x.name = 'failed')"
+		    " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = r.id AND x.name = 'failed'),"
+		    " COALESCE((SELECT w.value FROM facts w WHERE w.run_id = r.id AND w.name = 'workload'), '')"
 		    " FROM runs r ORDER BY r.id",
 	       *this);
 	each_row(q, "cannot read the results store", [&] {
@@ -559,6 +560,7 @@ std::vector<run_row> store::list()
 		row.figures = (size_t)q.i64(8);
 		row.interrupted = q.i64(9) != 0;
 		row.failed = q.i64(10) != 0;
+		row.workload_hash = q.text(11);
 		out.push_back(row);
 	});
 	return out;
@@ -641,6 +643,8 @@ run_record store::load_run(int64_t id)
 	fq.bind(1, id);
 	each_row(fq, "cannot read the results store", [&] { r.facts[fq.text(0)] = fq.text(1); });
 	r.interrupted = r.facts.count("interrupted") && r.facts["interrupted"] == "yes";
+	if (r.facts.count("workload"))
+		r.workload_hash = r.facts["workload"];
 	if (r.facts.count("failed"))
 		r.failures = failures_of(r.facts["failed"]);
 	stmt wq(db_, "SELECT text FROM warnings WHERE run_id = ? ORDER BY seq", *this);

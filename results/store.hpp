@@ -71,6 +71,7 @@ void check_makeable(const std::string &path);
 struct run_row {
 	int64_t id = 0;
 	std::string uuid, label, source, host, plan_hash;
+	std::string workload_hash;	// its fact workload ("" for a run saved before workload hashes)
 	int64_t saved_s = 0, started_s = 0;
 	size_t figures = 0;
 	bool interrupted = false;	// its figures cover only what ran before a signal stopped it
@@ -82,7 +83,12 @@ struct run_row {
 struct summary_row {
 	int64_t run_id = 0;
 	std::string group, job, ddir;
-	std::string plan;	// the run's plan hash (fact plan): one workload, whatever the job's name
+	std::string plan;	// the run's plan hash (fact plan)
+	// The run's workload, whatever the job's name or the host's target names: its
+	// fact workload; for a run saved before workload hashes, the one the other runs
+	// of its plan have (when they agree on one), else its plan hash, by_plan then.
+	std::string workload;
+	bool by_plan = false;
 	double iops = 0, bw_bytes = 0, p99_ns = 0;
 	bool interrupted = false;	// the run's fact interrupted=yes
 	bool failed = false;		// the run has the fact failed: a job ended with an error
@@ -152,9 +158,11 @@ public:
 	// One row per run, job name and direction (a run's clones of a job are
 	// one value: IOPS and bandwidth summed, p99 from their merged buckets),
 	// grouped by the fact `by` ("" = all in one group), filtered by a fact
-	// value (name=value, or "" for none), in run id order (then job name,
-	// direction).  A run with a value no save writes (a damaged store) has no
-	// rows: it is in *damaged, with why, in id order.
+	// value (name=value, or "" for none; a workload filter takes the runs whose
+	// row's workload it is, those saved before workload hashes included), in
+	// run id order (then job name, direction).  A run with a value no save
+	// writes (a damaged store) has no rows: it is in *damaged, with why, in id
+	// order.
 	std::vector<summary_row> summary_rows(const std::string &by, const std::string &filter_name,
 					      const std::string &filter_value,
 					      std::vector<std::pair<int64_t, std::string>> *damaged);
@@ -207,6 +215,8 @@ private:
 	std::vector<std::pair<int64_t, std::string>> whole_sums(const std::map<int64_t, std::string> &kept);
 	std::string checksum_fault(int64_t id, const std::string &kept, const std::string &now, bool summed) const;
 	std::vector<int64_t> runs_in_scope(const std::string &filter_name, const std::string &filter_value);
+	std::map<std::string, std::set<std::string>> workloads_of_plans();
+	void resolve_workload(summary_row &row, std::map<std::string, std::set<std::string>> *plans, bool *read);
 	// Reads the rows of summary_rows (store_summary.cpp), checking their checksum as it goes.
 	friend class summary_reader;
 };

@@ -1,8 +1,9 @@
 // results/store_summary.cpp - the store's summary query (`ioplan results
 // summary`): the rows of every run's figures, by a fact and with the run's
-// plan (the workload its jobs ran, summary's rows apart), each checked as a
-// run's load checks it, and the p99 of a run's clones merged from their
-// buckets.  Apart from store.cpp, which opens, saves and loads runs.
+// workload (what its jobs ran, whatever the host names its targets: summary's
+// rows apart), each checked as a run's load checks it, and the p99 of a run's
+// clones merged from their buckets.  Apart from store.cpp, which opens, saves
+// and loads runs.
 //
 // Each row summary takes is read once: one pass over the runs' kept
 // checksums, one over the facts and one over the figures (whole tables, every
@@ -13,7 +14,9 @@
 // again and each clone's buckets a second time to check that checksum: 1.04 s
 // for 100 000 one-job runs, and 3.2 s of CPU for 10 000 runs of which a third
 // merge clones.  A pass that meets a corrupt page cannot say whose row it
-// was: the runs are then read one by one, each failing alone.
+// was: the runs are then read one by one, each failing alone.  The workload
+// of a run saved before workload hashes is looked up from its plan's later
+// runs after the reading, only when there is such a run.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -45,7 +48,7 @@ struct run_reading {
 	std::string kept;	// its summary checksum, checked against sum ('' none)
 	std::string whole;	// else its whole checksum (schema 4), checked by whole_sums ('' none)
 	uint64_t sum = 0;	// the hashes of its rows read so far (kept only)
-	std::string group, plan;
+	std::string group, plan, workload;	// workload: its fact ('' saved before workload hashes)
 	bool interrupted = false, failed = false;
 	std::vector<figure_row> figures;
 	std::string fault;	// a corrupt page met reading it (one run at a time)
@@ -132,7 +135,7 @@ void summary_reader::take_kept(stmt &q, run_reading &r)
 		r.whole = q.text(1);
 }
 
-// A fact: the group (--by), the plan, interrupted=yes, failed.
+// A fact: the group (--by), the plan, the workload, interrupted=yes, failed.
 void summary_reader::take_fact(stmt &q, run_reading &r)
 {
 	sqlite3_stmt *s = q.raw();
@@ -143,6 +146,8 @@ void summary_reader::take_fact(stmt &q, run_reading &r)
 		r.group = q.text(summed::fact_value);
 	if (name.is("plan", 4))
 		r.plan = q.text(summed::fact_value);
+	else if (name.is("workload", 8))
+		r.workload = q.text(summed::fact_value);
 	else if (name.is("interrupted", 11))
 		r.interrupted = column_text(s, summed::fact_value).is("yes", 3);
 	else if (name.is("failed", 6))
@@ -297,6 +302,7 @@ bool summary_reader::finish_run(int64_t id, run_reading &r, stmt &buckets, std::
 		row.job = fs[g].job;
 		row.ddir = fs[g].ddir;
 		row.plan = r.plan;
+		row.workload = r.workload;
 		row.interrupted = r.interrupted;
 		row.failed = r.failed;
 		row.p99_ns = fs[g].p99_ns;
@@ -355,6 +361,14 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 	std::vector<summary_row> out;
 	std::map<int64_t, std::string> whole;
 	reader.finish(out, *damaged, whole);
+	std::map<std::string, std::set<std::string>> plans;
+	bool plans_read = false;
+	for (summary_row &row : out)
+		resolve_workload(row, &plans, &plans_read);
+	if (filter_name == "workload")	// the scope's test, on the facts the rows were read with
+		out.erase(std::remove_if(out.begin(), out.end(),
+					 [&](const summary_row &r) { return r.by_plan || r.workload != filter_value; }),
+			  out.end());
 	std::vector<std::pair<int64_t, std::string>> found = whole_sums(whole);
 	if (found.empty())
 		return out;
@@ -377,6 +391,25 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 // the summary without a word, exit 0.  Its checksum now names it.  In id order.
 std::vector<int64_t> store::runs_in_scope(const std::string &filter_name, const std::string &filter_value)
 {
+	if (filter_name == "workload") {	// the runs of that workload, and those of its plans saved before
+		stmt w(db_, "SELECT r.id, COALESCE(p.value, ''), COALESCE(w.value, '') FROM runs r"
+			    " LEFT JOIN facts p ON p.run_id = r.id AND p.name = 'plan'"
+			    " LEFT JOIN facts w ON w.run_id = r.id AND w.name = 'workload'",
+		       *this);
+		std::map<std::string, std::set<std::string>> plans;
+		bool plans_read = false;
+		std::vector<int64_t> out;
+		each_row(w, "cannot read the results store", [&] {
+			summary_row row;
+			row.plan = w.text(1);
+			row.workload = w.text(2);
+			resolve_workload(row, &plans, &plans_read);
+			if (!row.by_plan && row.workload == filter_value)
+				out.push_back(w.i64(0));
+		});
+		std::sort(out.begin(), out.end());
+		return out;
+	}
 	stmt q(db_, filter_name.empty() ? "SELECT id FROM runs" : "SELECT run_id FROM facts WHERE name = ?1 AND value = ?2",
 	       *this);
 	if (!filter_name.empty())
@@ -386,6 +419,43 @@ std::vector<int64_t> store::runs_in_scope(const std::string &filter_name, const 
 	std::sort(out.begin(), out.end());	// the runs table's order already; the facts' by value
 	out.erase(std::unique(out.begin(), out.end()), out.end());
 	return out;
+}
+
+// Each plan hash and the workloads its runs were saved with: one, since the
+// workload is the plan less its target names.  Read only when a run saved
+// before workload hashes is summed up.
+std::map<std::string, std::set<std::string>> store::workloads_of_plans()
+{
+	// CROSS JOIN keeps SQLite to this order, from the workload facts: from the
+	// plans it looked each run up, 10 000 runs of a store saved before for none.
+	stmt q(db_, "SELECT DISTINCT p.value, w.value FROM facts w CROSS JOIN facts p ON p.run_id = w.run_id"
+		    " AND p.name = 'plan' WHERE w.name = 'workload'",
+	       *this);
+	std::map<std::string, std::set<std::string>> out;
+	each_row(q, "cannot read the results store", [&] { out[q.text(0)].insert(q.text(1)); });
+	return out;
+}
+
+// A row's workload: its run's fact; for a run saved before workload hashes,
+// the workload the runs of its plan saved since have (the same plan is the
+// same workload), so a store's history is not cut in two rows where ioplan
+// was upgraded; else, with no such run (or runs of two workloads, which no
+// save of one plan makes), its plan hash, by_plan.
+void store::resolve_workload(summary_row &row, std::map<std::string, std::set<std::string>> *plans, bool *read)
+{
+	if (!row.workload.empty())
+		return;
+	if (!*read) {
+		*plans = workloads_of_plans();
+		*read = true;
+	}
+	auto it = plans->find(row.plan);
+	if (it != plans->end() && it->second.size() == 1) {
+		row.workload = *it->second.begin();
+		return;
+	}
+	row.workload = row.plan;
+	row.by_plan = true;
 }
 
 std::vector<std::string> store::fact_values(const std::string &name, const std::string &value, bool prefix)

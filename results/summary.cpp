@@ -60,23 +60,28 @@ left_out leave_out(std::vector<summary_row> &rows, bool keep_interrupted, bool k
 
 std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
 {
-	// The plan is in the key: jobs of one name in different plans (bs=4k and
-	// bs=64k, rate-limited or not) ran different workloads, and one median of
-	// both named the odd plan's runs outliers.
-	std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<const summary_row *>> groups;
+	// The workload is in the key: jobs of one name in different plans (bs=4k
+	// and bs=64k, rate-limited or not) ran different workloads, and one median
+	// of both named the odd plan's runs outliers.  The plan is not: the same job
+	// on hosts whose targets are named apart is one workload of several plans.
+	std::map<std::tuple<std::string, std::string, std::string, bool, std::string>, std::vector<const summary_row *>>
+		groups;
 	for (const summary_row &r : rows)
-		groups[{ r.group, r.job, r.ddir, r.plan }].push_back(&r);
+		groups[{ r.group, r.job, r.ddir, r.by_plan, r.workload }].push_back(&r);
 	std::vector<group_summary> out;
 	for (const auto &kv : groups) {
 		group_summary g;
-		std::tie(g.group, g.job, g.ddir, g.plan) = kv.first;
+		std::tie(g.group, g.job, g.ddir, g.by_plan, g.workload) = kv.first;
+		std::set<std::string> plans;
 		std::vector<double> iops, bw, p99;
 		for (const summary_row *r : kv.second) {
+			plans.insert(r->plan);
 			iops.push_back(r->iops);
 			bw.push_back(r->bw_bytes);
 			if (!std::isnan(r->p99_ns))	// clones without buckets: no p99 to know
 				p99.push_back(r->p99_ns);
 		}
+		g.plans.assign(plans.begin(), plans.end());
 		g.count = iops.size();
 		g.iops = spread_of(iops);
 		g.bw_bytes = spread_of(bw);
@@ -97,7 +102,9 @@ nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, co
 	for (const group_summary &g : groups)
 		a.push_back(nlohmann::ordered_json{ { "group", g.group },
 						    { "job", g.job },
-						    { "plan", g.plan },
+						    { "workload", g.by_plan ? nlohmann::ordered_json(nullptr)
+									    : nlohmann::ordered_json(g.workload) },
+						    { "plans", g.plans },
 						    { "ddir", g.ddir },
 						    { "count", g.count },
 						    { "iops", spread_json(g.iops) },
@@ -126,8 +133,9 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 {
 	std::string out;
 	char line[512];
-	std::snprintf(line, sizeof(line), "%-24s %-16s %-12s %-5s %6s  %-32s %-32s %-26s %s\n",
-		      by.empty() ? "group" : by.c_str(), "job", "plan", "dir", "runs", "IOPS p10/median/p90",
+	bool by_plan = false;
+	std::snprintf(line, sizeof(line), "%-24s %-16s %-13s %-5s %6s  %-32s %-32s %-26s %s\n",
+		      by.empty() ? "group" : by.c_str(), "job", "workload", "dir", "runs", "IOPS p10/median/p90",
 		      "MiB/s p10/median/p90", "p99 us p10/median/p90", "outliers (run ids)");
 	out += line;
 	for (const group_summary &g : groups) {
@@ -145,14 +153,19 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		std::string odd;
 		for (int64_t id : g.outliers)
 			odd += (odd.empty() ? "" : ",") + std::to_string(id);
-		// The plan as `results list` shows it (its first 12 digits; --plan takes them).
-		std::string plan = g.plan.empty() ? "-" : g.plan.substr(0, 12);
-		std::snprintf(line, sizeof(line), "%s %s %-12s %-5s %6zu  %-32s %-32s %-26s %s\n",
+		// The workload as `results list` shows it (its first 12 digits;
+		// --workload takes them), or a plan's with a '*' (--plan takes it).
+		std::string key = g.workload.empty() ? "-" : g.workload.substr(0, 12) + (g.by_plan ? "*" : "");
+		by_plan = by_plan || g.by_plan;
+		std::snprintf(line, sizeof(line), "%s %s %-13s %-5s %6zu  %-32s %-32s %-26s %s\n",
 			      column(group_name(g.group, by), 24).c_str(), column(g.job, 16).c_str(),
-			      plan.c_str(), g.ddir.c_str(), g.count, iops,
+			      key.c_str(), g.ddir.c_str(), g.count, iops,
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;
 	}
+	if (by_plan)
+		out += "* a plan hash, not a workload's: runs saved before ioplan kept workload hashes, of a plan no "
+		       "later run has (--plan takes it)\n";
 	for (auto [n, what, flag] : { std::tuple(gone.interrupted, "interrupted", "--include-interrupted"),
 				      std::tuple(gone.failed, "failed", "--include-failed") })
 		if (n)

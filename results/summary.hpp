@@ -1,10 +1,12 @@
 // results/summary.hpp - `ioplan results summary`: what is typical in each group of runs.
 //
 // Stored figures are grouped by a fact of their run (disk model, host,
-// instance type, file system, label...) and by job, plan and direction, since
-// different workloads are not one distribution: a job's name alone does not
-// say its workload (j with bs=4k in one run, bs=64k in another), the run's
-// plan hash does (the same job file on two hosts has one).  A run counts once in its
+// instance type, file system, label...) and by job, workload and direction,
+// since different workloads are not one distribution: a job's name alone does
+// not say its workload (j with bs=4k in one run, bs=64k in another), the run's
+// workload hash does, and the same job file run on two hosts has one even where
+// their targets are named apart (/dev/sdb, /dev/nvme0n1): a fleet sums up.
+// Runs saved before workload hashes go by their plan's (summary_row).  A run counts once in its
 // group: its clones of a job (numjobs=N) are one value.  Each group gets its count,
 // the 10th/50th/90th percentiles of IOPS, bandwidth and p99 latency, and the
 // runs whose IOPS lie outside Tukey's fences and over 10% from the median:
@@ -29,7 +31,9 @@ struct spread {
 
 struct group_summary {
 	std::string group, job, ddir;
-	std::string plan;	// the runs' plan hash ("" for runs stored without one)
+	std::string workload;	// the runs' workload hash, or with by_plan their plan hash
+	bool by_plan = false;	// runs saved before workload hashes, of a plan no later run tells the workload of
+	std::vector<std::string> plans;	// the runs' plan hashes, sorted (one per target naming)
 	size_t count = 0;
 	spread iops, bw_bytes, p99_ns;
 	std::vector<int64_t> outliers;	// run ids

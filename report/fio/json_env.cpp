@@ -189,4 +189,12 @@ std::string plan_hash(const plan &p)
 	return text ? buf.hex() : "";
 }
 
+std::string workload_hash(const plan &p)
+{
+	digest_buf buf;
+	std::ostream text(&buf);
+	write_showplan(p, text, showplan_view::workload);
+	return text ? buf.hex() : "";
+}
+
 } // namespace report

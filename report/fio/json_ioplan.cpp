@@ -267,6 +267,7 @@ ojson ioplan_object(const model &m, const results &r, const plan &p)
 	o["traces"] = traces_json(r, p);
 	// Where it ran and what ran: the machine, each target's stack, the plan's identity.
 	o["plan_hash"] = plan_hash(p);
+	o["workload_hash"] = workload_hash(p);
 	o["job_text"] = r.job_text ? r.job_text : "";
 	if (r.run_uuid)
 		o["uuid"] = r.run_uuid;

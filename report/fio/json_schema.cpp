@@ -423,6 +423,9 @@ ojson ioplan_def()
 			{ "series", series },
 			{ "traces", traces },
 			{ "plan_hash", type("string", "SHA-256 of the resolved plan (--showplan's text)") },
+			{ "workload_hash", type("string", "SHA-256 of the plan's workload: the resolved plan less "
+							  "the names of this host's targets (files, directories, "
+							  "devices, peers), as results summary groups runs") },
 			{ "job_text", type("string", "the job files as run, in INI syntax, or the command line") },
 			{ "uuid", type("string", "the run's id, as --save stores it (32 hex digits; not in a "
 						 "report of the results so far)") },

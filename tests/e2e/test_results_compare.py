@@ -457,12 +457,12 @@ class Compare(TmpDirCase):
         shown = run(["results", "show", "2", f"--results-db={self.db}"]).stdout
         self.assertRegex(shown, r"\nj +read +[\d.]+ +[\d.]+ +- +- +-\n")
         summary = json.loads(run(["results", "summary", f"--results-db={self.db}", "--output-format=json"]).stdout)
-        # three plans (their percentile options differ), a row each
+        # three workloads (their percentile options differ), a row each
         runs = json.loads(run(["results", "list", "--output-format=json", f"--results-db={self.db}"]).stdout)
-        groups = {g["plan"]: g for g in summary["groups"]}
-        self.assertEqual([groups[r["plan_hash"]]["count"] for r in runs], [1, 1, 1])
+        groups = {g["workload"]: g for g in summary["groups"]}
+        self.assertEqual([groups[r["workload_hash"]]["count"] for r in runs], [1, 1, 1])
         p99 = json.loads(pathlib.Path(measured).read_text())["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]
-        self.assertEqual([groups[r["plan_hash"]]["p99_ns"]["median"] for r in runs], [p99, None, None])
+        self.assertEqual([groups[r["workload_hash"]]["p99_ns"]["median"] for r in runs], [p99, None, None])
 
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_fio_files_with_its_empty_group_reporting_entry(self):
@@ -692,13 +692,14 @@ class Clones(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.splitlines()
         head = lines[0].split(",")
-        # the columns a script reads by position stay where they were; the new one comes last
+        # the columns a script reads by position stay where they were; the new ones come last
         self.assertEqual(head[:9], ["run_id", "uuid", "label", "source", "started_s", "host", "plan_hash", "job",
                                     "ddir"])
-        self.assertEqual(head[-10:], ["io_bytes", "ios", "runtime_s", "iops", "bw_bytes", "lat_mean_ns", "p50_ns",
-                                      "p99_ns", "p999_ns", "job_ordinal"])
+        self.assertEqual(head[-11:], ["io_bytes", "ios", "runtime_s", "iops", "bw_bytes", "lat_mean_ns", "p50_ns",
+                                      "p99_ns", "p999_ns", "job_ordinal", "workload_hash"])
         rows = [dict(zip(head, line.split(","))) for line in lines[1:]]
         self.assertEqual([(r["job"], r["ddir"], r["job_ordinal"]) for r in rows], [("a", "read", "1"), ("a", "read", "2")])
+        self.assertEqual({r["workload_hash"] for r in rows}, {doc["ioplan"]["workload_hash"]})
         self.assertEqual([int(r["ios"]) for r in rows], [doc["jobs"][k]["read"]["total_ios"] for k in (0, 1)])
         # the ordinal is compare's: the k-th clone of A is set against the k-th of B by it
         c = json.loads(run(["compare", "1", "1", "--output-format=json", f"--results-db={self.db}"]).stdout)

@@ -336,13 +336,15 @@ class SaveAndRead(StoreCase):
 
     RATED = ["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based", "--runtime=500ms"]
 
-    def import_as(self, rate, plan, label, host=None):
-        """A run at rate_iops=rate, reported and imported as a run of plan (a run of that
-        workload that went at this rate on a host in trouble) with label, on host."""
+    def import_as(self, rate, like, label, host=None):
+        """A run at rate_iops=rate, reported and imported as a run of the plan and workload
+        of the stored run like (a run of that workload that went at this rate on a host in
+        trouble) with label, on host."""
         p = run([*self.RATED, f"--rate_iops={rate}", "--output-format=json"])
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)
-        doc["ioplan"]["plan_hash"] = plan
+        doc["ioplan"]["plan_hash"] = like["plan_hash"]
+        doc["ioplan"]["workload_hash"] = like["workload_hash"]
         doc["ioplan"]["uuid"] = hashlib.sha256(f"{rate}{label}{host}".encode()).hexdigest()[:32]
         doc["ioplan"]["saved_as"] = {"label": label, "preset": ""}
         if host:
@@ -362,7 +364,7 @@ class SaveAndRead(StoreCase):
             for _ in range(4):
                 p = run([*self.RATED, "--rate_iops=1000", f"--save={label}", f"--results-db={self.db}"])
                 self.assertEqual(p.returncode, 0, p.stderr)
-            ids[label] = self.import_as(off, self.listing()[-1]["plan_hash"], label)
+            ids[label] = self.import_as(off, self.listing()[-1], label)
         s = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)
         groups = {g["group"]: g for g in s["groups"]}
         self.assertEqual({k: g["count"] for k, g in groups.items()}, {"even": 5, "odd": 5})
@@ -374,29 +376,29 @@ class SaveAndRead(StoreCase):
     def test_summary_puts_only_runs_of_one_plan_in_a_row(self):
         """Jobs named j at bs=4k and at bs=64k, or rate-limited and not, were one row of
         `results summary`, one median of both workloads, and the run of the other plan
-        was named an outlier.  A row now holds the runs of one plan, shown apart."""
+        was named an outlier.  A row now holds the runs of one workload, shown apart."""
         saved = [("--bs=4k",)] * 4 + [("--bs=64k",)] * 2 + [("--bs=4k", "--rate_iops=500")]
         for opts in saved:
             p = run([*self.RATED[:3], *opts, "--size=1g", "--time_based", "--runtime=300ms",
                      "--save", f"--results-db={self.db}"])
             self.assertEqual(p.returncode, 0, p.stderr)
         runs = self.listing()
-        plan_of = {r["id"]: r["plan_hash"] for r in runs}
+        plan_of = {r["id"]: r["workload_hash"] for r in runs}
         self.assertEqual(len(set(plan_of.values())), 3, runs)
         iops = {}
         for r in json.loads(self.results("export", "--output-format=json").stdout):
-            iops.setdefault(r["plan_hash"], []).extend(f["iops"] for f in r["figures"])
+            iops.setdefault(r["workload_hash"], []).extend(f["iops"] for f in r["figures"])
         s = json.loads(self.results("summary", "--output-format=json").stdout)
-        self.assertEqual(sorted((g["job"], g["plan"], g["count"]) for g in s["groups"]),
+        self.assertEqual(sorted((g["job"], g["workload"], g["count"]) for g in s["groups"]),
                          sorted(("j", plan, len(v)) for plan, v in iops.items()))
         for g in s["groups"]:
-            self.assertEqual(g["iops"]["median"], statistics.median(iops[g["plan"]]), g)
-            self.assertTrue(all(plan_of[i] == g["plan"] for i in g["outliers"]), g)
+            self.assertEqual(g["iops"]["median"], statistics.median(iops[g["workload"]]), g)
+            self.assertTrue(all(plan_of[i] == g["workload"] for i in g["outliers"]), g)
         rated = max(plan_of)   # the rate-limited run, saved last: no other plan's median names it
-        self.assertEqual([g["count"] for g in s["groups"] if g["plan"] == plan_of[rated]], [1])
+        self.assertEqual([g["count"] for g in s["groups"] if g["workload"] == plan_of[rated]], [1])
         self.assertNotIn(rated, [i for g in s["groups"] for i in g["outliers"]])
         text = self.results("summary").stdout.splitlines()
-        self.assertEqual(text[0].split()[:4], ["group", "job", "plan", "dir"])
+        self.assertEqual(text[0].split()[:4], ["group", "job", "workload", "dir"])
         self.assertEqual(sorted(ln.split()[2] for ln in text[1:]), sorted(p[:12] for p in iops))
 
     def test_summary_keeps_one_plan_run_on_several_hosts_together(self):
@@ -405,12 +407,13 @@ class SaveAndRead(StoreCase):
         p = run([*self.RATED, "--rate_iops=1000", "--save", f"--results-db={self.db}"])
         self.assertEqual(p.returncode, 0, p.stderr)
         here = self.listing()[0]
-        other = self.import_as(1000, here["plan_hash"], "", host="other-host")
+        other = self.import_as(1000, here, "", host="other-host")
         s = json.loads(self.results("summary", "--output-format=json").stdout)
-        self.assertEqual([(g["plan"], g["count"]) for g in s["groups"]], [(here["plan_hash"], 2)])
+        self.assertEqual([(g["workload"], g["plans"], g["count"]) for g in s["groups"]],
+                         [(here["workload_hash"], [here["plan_hash"]], 2)])
         s = json.loads(self.results("summary", "--by=host", "--output-format=json").stdout)
-        self.assertEqual(sorted((g["group"], g["plan"], g["count"]) for g in s["groups"]),
-                         sorted([(here["host"], here["plan_hash"], 1), ("other-host", here["plan_hash"], 1)]))
+        self.assertEqual(sorted((g["group"], g["workload"], g["count"]) for g in s["groups"]),
+                         sorted([(here["host"], here["workload_hash"], 1), ("other-host", here["workload_hash"], 1)]))
         self.assertNotEqual(other, here["id"])
 
     @unittest.skipUnless(FIO, "fio is not installed")
@@ -428,8 +431,102 @@ class SaveAndRead(StoreCase):
         plans = [r["plan_hash"] for r in self.listing()]
         self.assertEqual((plans[0] == plans[1], plans[0] == plans[2]), (True, False), plans)
         s = json.loads(self.results("summary", "--output-format=json").stdout)
-        self.assertEqual(sorted((g["plan"], g["count"]) for g in s["groups"]),
-                         sorted([(plans[0], 2), (plans[2], 1)]))
+        self.assertEqual(sorted((g["plans"], g["count"]) for g in s["groups"]),
+                         sorted([([plans[0]], 2), ([plans[2]], 1)]))
+
+    NULL_JOB = ["--name=j", "--ioengine=null", "--rw=randread", "--size=64m"]
+
+    def import_report(self, *opts, host=None, old=False):
+        """NULL_JOB with opts, reported and imported as run on host; old: as an ioplan that
+        kept no workload hash wrote it (its runs saved before)."""
+        p = run([*self.NULL_JOB, *opts, "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        if host:
+            doc["ioplan"]["host"] = host
+        if old:
+            del doc["ioplan"]["workload_hash"]
+        path = self.tmp / f"{doc['ioplan']['uuid']}.json"
+        path.write_text(json.dumps(doc))
+        self.results("import", str(path))
+        return self.listing()[-1]
+
+    def test_summary_sums_up_one_job_on_hosts_whose_targets_are_named_apart(self):
+        """The plan hash holds the job's file names: the same job run against one file here
+        and another on a second host (as /dev/nvme0n1 and /dev/sdb, or --directory=/mnt/a
+        and /mnt/b) was two rows of `results summary`, and a fleet never summed up.  Rows go
+        by the workload hash now, the plan less its target names: one row of three runs of
+        three plans; the job at another bs is still another row."""
+        p = run([*self.NULL_JOB, f"--filename={self.tmp / 'a'}", "--save", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        here = self.listing()[0]
+        (self.tmp / "d").mkdir()
+        b = self.import_report(f"--filename={self.tmp / 'b'}", host="host-b")
+        c = self.import_report(f"--directory={self.tmp / 'd'}", host="host-c")
+        wide = self.import_report(f"--filename={self.tmp / 'b'}", "--bs=64k", host="host-b")
+        self.assertEqual(len({here["plan_hash"], b["plan_hash"], c["plan_hash"], wide["plan_hash"]}), 4)
+        self.assertEqual((b["workload_hash"], c["workload_hash"]), (here["workload_hash"],) * 2)
+        self.assertNotEqual(wide["workload_hash"], here["workload_hash"])
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(sorted((g["workload"], g["plans"], g["count"]) for g in s["groups"]),
+                         sorted([(here["workload_hash"], sorted([here["plan_hash"], b["plan_hash"], c["plan_hash"]]), 3),
+                                 (wide["workload_hash"], [wide["plan_hash"]], 1)]))
+        text = self.results("summary").stdout.splitlines()
+        self.assertEqual(text[0].split()[:4], ["group", "job", "workload", "dir"])
+        self.assertEqual(sorted((ln.split()[2], ln.split()[4]) for ln in text[1:]),
+                         sorted([(here["workload_hash"][:12], "3"), (wide["workload_hash"][:12], "1")]))
+        s = json.loads(self.results("summary", "--by=host", "--output-format=json").stdout)
+        self.assertEqual(sorted((g["group"], g["count"]) for g in s["groups"]),
+                         sorted([(here["host"], 1), ("host-b", 1), ("host-b", 1), ("host-c", 1)]))
+        # --workload takes the 12 digits results list shows, as --plan takes a plan's
+        listed = self.results("list").stdout.splitlines()
+        self.assertEqual(listed[0].split()[6:8], ["plan", "workload"])
+        self.assertEqual([ln.split()[6] for ln in listed[1:]], [here["workload_hash"][:12]] * 3 + [wide["workload_hash"][:12]])
+        s = json.loads(self.results("summary", f"--workload={here['workload_hash'][:12]}", "--output-format=json").stdout)
+        self.assertEqual([g["count"] for g in s["groups"]], [3])
+        self.assertIn(f"workload {here['workload_hash']}\n", self.results("show", str(b["id"])).stdout)
+
+    def test_summary_goes_by_the_plan_of_runs_saved_before_workload_hashes(self):
+        """A run saved before ioplan kept workload hashes has its plan alone: one of a plan
+        a later run has is summed up with that run (one plan is one workload), one of a plan
+        no later run has goes by its plan hash, with a '*' in the text and no workload in
+        the JSON.  A store of schema 2 of such runs, migrated, reads the same."""
+        old = self.import_report(f"--filename={self.tmp / 'a'}", old=True)
+        lone = self.import_report(f"--filename={self.tmp / 'a'}", "--bs=64k", old=True)
+        self.assertEqual((old["workload_hash"], lone["workload_hash"]), ("", ""))
+        p = run([*self.NULL_JOB, f"--filename={self.tmp / 'a'}", "--save", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        new = self.listing()[-1]
+        self.assertEqual(new["plan_hash"], old["plan_hash"])
+        as_schema_2(self.db)
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(sorted(((g["workload"] or ""), g["plans"], g["count"]) for g in s["groups"]),
+                         sorted([(new["workload_hash"], [new["plan_hash"]], 2), ("", [lone["plan_hash"]], 1)]))
+        text = self.results("summary").stdout.splitlines()
+        self.assertEqual(sorted(ln.split()[2] for ln in text[1:3]), sorted([new["workload_hash"][:12], lone["plan_hash"][:12] + "*"]))
+        self.assertTrue(text[3].startswith("* a plan hash, not a workload's: runs saved before"), text)
+        s = json.loads(self.results("summary", f"--workload={new['workload_hash'][:12]}", "--output-format=json").stdout)
+        self.assertEqual([g["count"] for g in s["groups"]], [2])
+        s = json.loads(self.results("summary", f"--plan={lone['plan_hash'][:12]}", "--output-format=json").stdout)
+        self.assertEqual([(g["workload"], g["count"]) for g in s["groups"]], [(None, 1)])
+        self.assertIn("workload not recorded (saved before ioplan kept workload hashes)",
+                      self.results("show", str(lone["id"])).stdout)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_summary_sums_up_fio_runs_of_one_job_on_targets_named_apart(self):
+        """Imported fio runs are grouped by their options less the target names too: fio
+        runs of one job against two files are one row, the job at another bs another."""
+        for name, opts in (("a", ["--filename=" + str(self.tmp / "a")]), ("b", ["--filename=" + str(self.tmp / "b")]),
+                           ("c", ["--filename=" + str(self.tmp / "a"), "--bs=64k"])):
+            f = run_fio([*self.NULL_JOB, *opts, "--output-format=json", f"--output={self.tmp / name}.json"])
+            self.assertEqual(f.returncode, 0, f.stderr)
+            self.results("import", str(self.tmp / f"{name}.json"))
+        runs = self.listing()
+        self.assertEqual(len({r["plan_hash"] for r in runs}), 3, runs)
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(sorted((g["workload"], g["count"]) for g in s["groups"]),
+                         sorted([(runs[0]["workload_hash"], 2), (runs[2]["workload_hash"], 1)]))
+        self.assertEqual(runs[0]["workload_hash"], runs[1]["workload_hash"])
 
     def test_summary_takes_the_plan_as_results_list_shows_it_and_refuses_a_filter_no_run_has(self):
         # --plan=<the 12 digits `results list` shows> and a misspelt --preset were an empty
@@ -839,8 +936,8 @@ class FailedJobs(StoreCase):
         self.assertEqual(self.results("summary").stdout.splitlines()[-1],
                          "1 failed run left out (--include-failed counts it)")
         s = json.loads(self.results("summary", "--include-failed", "--output-format=json").stdout)
-        # counted, in a row of its own: its plan (another file) is not the good runs'
-        self.assertEqual((s["failed_left_out"], sorted(g["count"] for g in s["groups"])), (0, [1, 2]))
+        # counted, in the good runs' row: the same workload, on another file
+        self.assertEqual((s["failed_left_out"], sorted(g["count"] for g in s["groups"])), (0, [3]))
         page = self.tmp / "p.html"
         self.results("report", "bad", f"--output={page}")
         self.assertIn("job 'w' failed: error 28", html.unescape(page.read_text()))

@@ -598,6 +598,8 @@ class Checksums(StoreCase):
         run_b = "(SELECT id FROM figures WHERE run_id = 2 AND job = '{}')"
         for sql, summary_reads in (
                 ("UPDATE facts SET value = value || 'x' WHERE run_id = 2 AND name = 'host'", True),
+                # the workload a summary row goes by
+                ("UPDATE facts SET value = value || 'x' WHERE run_id = 2 AND name = 'workload'", True),
                 ("UPDATE figures SET p50_ns = p50_ns + 1 WHERE run_id = 2 AND job = 'j'", True),
                 ("UPDATE buckets SET count = count + 1 WHERE rowid = (SELECT min(rowid) FROM buckets "
                  f"WHERE figure_id IN {run_b.format('c')})", True),

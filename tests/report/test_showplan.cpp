@@ -14,6 +14,8 @@
 #include "tests/parser/plan_text.hpp"
 #include "report/fio/json_env.hpp"
 #include "report/showplan.hpp"
+#include "parser/options.hpp"
+#include "results/record.hpp"
 
 using namespace parser;
 
@@ -107,4 +109,62 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
     CHECK(!job_of("rw=randread\nrandom_distribution=zipf:1.2\n").contains("random_dist_centered"));
     // normal's parameter is fio's deviation as given, not a derived spread.
     CHECK(job_of("rw=randread\nrandom_distribution=normal:30\n")["random_dist_param"].get<double>() == 30.0);
+}
+
+namespace {
+
+std::string workload_of(const std::string &text)
+{
+    plan_ptr p = plan_of(text);
+    REQUIRE(p);
+    return report::workload_hash(*p);
+}
+
+// The workload of an fio run whose job has option key=value (none: key empty).
+std::string fio_workload(const std::string &key, const std::string &value)
+{
+    nlohmann::json job = {{"jobname", "j"}, {"job options", {{"rw", "randread"}, {"size", "1m"}}}};
+    if (!key.empty())
+        job["job options"][key] = value;
+    nlohmann::json doc = {{"fio version", "fio-3.33"}, {"jobs", nlohmann::json::array({job})}};
+    return resdb::record_of(doc, "seed").workload_hash;
+}
+
+} // namespace
+
+TEST_CASE("workload_hash: the plan less the names of the host's targets")
+{
+    const std::string job = "[j]\nioengine=null\nrw=randread\nsize=1m\nnumjobs=2\n";
+    std::string here = workload_of(job + "filename=/dev/shm/wl_a\n");
+    CHECK(here.size() == 64);
+    // Another file name, a directory, a name format, the permission to write there: one workload.
+    CHECK(workload_of(job + "filename=/dev/shm/wl_b\n") == here);
+    CHECK(workload_of(job + "directory=/dev/shm\nfilename=wl_a\n") == here);
+    CHECK(workload_of(job + "filename=/dev/shm/wl_a\nallow_existing_file_write=1\n") == here);
+    // Options in another order are the same workload.
+    CHECK(workload_of("[j]\nsize=1m\nnumjobs=2\nrw=randread\nioengine=null\nfilename=/dev/shm/wl_c\n") == here);
+    // What the workload is made of is not.
+    for (const char *other : {"bs=64k\n", "iodepth=4\n", "rate_iops=100\n", "runtime=5\n", "direct=1\n"})
+        CHECK_MESSAGE(workload_of(job + "filename=/dev/shm/wl_a\n" + other) != here, other);
+    CHECK(workload_of("[j]\nioengine=null\nrw=randread\nsize=2m\nnumjobs=2\nfilename=/dev/shm/wl_a\n") != here);
+    // A log's name is not, that the job writes one is.
+    std::string logged = workload_of(job + "filename=/dev/shm/wl_a\nwrite_bw_log=/tmp/x\n");
+    CHECK(logged != here);
+    CHECK(workload_of(job + "filename=/dev/shm/wl_a\nwrite_bw_log=/var/y\n") == logged);
+    // Each plan hash is unchanged, and names the file.
+    plan_ptr a = plan_of(job + "filename=/dev/shm/wl_a\n"), b = plan_of(job + "filename=/dev/shm/wl_b\n");
+    CHECK(report::plan_hash(*a) != report::plan_hash(*b));
+}
+
+TEST_CASE("workload_hash: an fio run's options are judged by the same list as ioplan's")
+{
+    // Over every option ioplan knows: an imported fio run's workload leaves out (or keeps
+    // without its value) exactly the options ioplan's own workload does.
+    std::string none = fio_workload("", "");
+    for (const parser::option &o : parser::option_table()) {
+        CAPTURE(o.name);
+        bool host = report::host_specific_option(o.name), output = report::output_name_option(o.name);
+        CHECK((fio_workload(o.name, "/x/1") == fio_workload(o.name, "/y/2")) == (host || output));
+        CHECK((fio_workload(o.name, "/x/1") == none) == host);
+    }
 }
