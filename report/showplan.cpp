@@ -426,8 +426,13 @@ void write_array(plan_writer &w, unsigned depth, uint32_t n, F each)
 void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
 {
     w.out() << '{';
-    json o = {{"clone_index", c.clone_index}, {"thread_number", c.thread_number}, {"seed", c.seed},
-              {"offset_bytes", c.offset_bytes}};
+    json o = {{"clone_index", c.clone_index}, {"thread_number", c.thread_number}};
+    // Not in the workload: with randrepeat=0 the seed is drawn from the OS for each run,
+    // and every run was a workload of its own; otherwise randseed and the thread's number,
+    // both kept, give it.
+    if (w.view() == showplan_view::whole)
+        o["seed"] = c.seed;
+    o["offset_bytes"] = c.offset_bytes;
     if (c.zones_off) // only where set, so that other plans keep their hash
         o["zones_off"] = true;
     w.members(o, depth + 1, true);

@@ -19,8 +19,10 @@ namespace report {
 // filename_format, replay_redirect, donorname, hostname, interface, uri);
 // the safety permissions (allow_device_write, allow_existing_file_write,
 // allow_mounted_write), which let a run write where it is but change no I/O;
-// and the values of the options that name an output file (write_*_log,
-// write_iolog, merge_blktrace_file), whose keys stay.  The options are listed
+// the values of the options that name an output file (write_*_log,
+// write_iolog, merge_blktrace_file), whose keys stay; and each clone's seed,
+// which randrepeat=0 draws anew for each run (randseed and the thread's
+// number, which give it otherwise, stay).  The options are listed
 // by name, not in the order typed.  Everything else stays: sizes, block
 // sizes, rw, depth, engine, direct, rates, numjobs, runtime, the files'
 // number and sizes, whether each is a device.

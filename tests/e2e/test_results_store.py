@@ -512,6 +512,18 @@ class SaveAndRead(StoreCase):
         self.assertIn("workload not recorded (saved before ioplan kept workload hashes)",
                       self.results("show", str(lone["id"])).stdout)
 
+    def test_summary_sums_up_the_runs_of_a_job_of_randrepeat_0(self):
+        """randrepeat=0 draws each thread's seed from the OS for each run, and the plan holds
+        it: three runs of one such job were three rows of one run each.  The workload leaves
+        the seed out: one row of three."""
+        for _ in range(3):
+            p = run([*self.NULL_JOB, "--randrepeat=0", "--save", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        runs = self.listing()
+        self.assertEqual(len({r["plan_hash"] for r in runs}), 3, runs)
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual([(g["workload"], g["count"]) for g in s["groups"]], [(runs[0]["workload_hash"], 3)])
+
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_summary_sums_up_fio_runs_of_one_job_on_targets_named_apart(self):
         """Imported fio runs are grouped by their options less the target names too: fio

@@ -156,6 +156,19 @@ TEST_CASE("workload_hash: the plan less the names of the host's targets")
     CHECK(report::plan_hash(*a) != report::plan_hash(*b));
 }
 
+TEST_CASE("workload_hash: randrepeat=0's seeds, drawn for each run, are no part of it")
+{
+    // Each plan of randrepeat=0 draws its clones' seeds from the OS: two plans of the same
+    // job were two plan hashes, and two workloads.
+    const std::string job = "[j]\nioengine=null\nrw=randread\nsize=1m\nnumjobs=2\nrandrepeat=0\n";
+    plan_ptr a = plan_of(job), b = plan_of(job);
+    REQUIRE(a->groups[0].jobs[0].clones[0].seed != b->groups[0].jobs[0].clones[0].seed);
+    CHECK(report::workload_hash(*a) == report::workload_hash(*b));
+    // A seed a job asks for is still its own workload.
+    CHECK(workload_of("[j]\nioengine=null\nrw=randread\nsize=1m\nrandseed=7\n") !=
+          workload_of("[j]\nioengine=null\nrw=randread\nsize=1m\nrandseed=8\n"));
+}
+
 TEST_CASE("workload_hash: an fio run's options are judged by the same list as ioplan's")
 {
     // Over every option ioplan knows: an imported fio run's workload leaves out (or keeps
