@@ -259,6 +259,8 @@ comparison compare(const run_record &a, const run_record &b)
 	c.env_differences = env_diff(a, b);
 	c.other_plan = a.source == "ioplan" && b.source == "ioplan" && !a.plan_hash.empty() &&
 		       !b.plan_hash.empty() && a.plan_hash != b.plan_hash;
+	c.workloads_known = !a.workload_hash.empty() && !b.workload_hash.empty();
+	c.same_workload = c.workloads_known && a.workload_hash == b.workload_hash;
 	if (c.other_plan) {
 		std::multiset<std::string> wa = job_words(a.job_text), wb = job_words(b.job_text);
 		c.only_a = beyond(wa, wb);
@@ -281,6 +283,7 @@ ojson side_json(const run_record &r)
 {
 	return ojson{ { "id", r.id ? ojson(r.id) : ojson(nullptr) }, { "uuid", r.uuid }, { "label", r.label },
 		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash },
+		      { "workload_hash", r.workload_hash },
 		      { "interrupted", r.interrupted }, { "failed", failures_json(r.failures) } };
 }
 
@@ -337,6 +340,7 @@ ojson comparison_json(const comparison &c, const run_record &a, const run_record
 		      { "plan_differences", c.plan_differences },
 		      { "environment_differences", c.env_differences },
 		      { "same_plan", !c.other_plan },
+		      { "same_workload", c.workloads_known ? ojson(c.same_workload) : ojson(nullptr) },
 		      { "job_text_differences", ojson{ { "only_in_a", c.only_a }, { "only_in_b", c.only_b } } },
 		      { "metrics", ms } };
 }
@@ -347,8 +351,12 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	// A rate limit or a runtime that differs is no refusal (only rw, bs, ... are),
 	// and "slower -99.9%" said nothing of it.
 	if (c.other_plan) {
-		out += "The plans differ (plan " + a.plan_hash.substr(0, 12) + " vs " + b.plan_hash.substr(0, 12) +
-		       ") in an option other than rw, bs, iodepth, numjobs, size, direct and ioengine.\n";
+		// Two runs of one job of randrepeat=0, whose seeds are drawn for each run, were
+		// said to differ "in an option" that neither job text had apart.
+		out += "The plans differ (plan " + a.plan_hash.substr(0, 12) + " vs " + b.plan_hash.substr(0, 12) + ") " +
+		       (c.same_workload ? "only in what their workload leaves out (their targets' names, random seeds "
+					  "drawn for each run): the same workload (" + a.workload_hash.substr(0, 12) + ").\n"
+					: "in an option other than rw, bs, iodepth, numjobs, size, direct and ioengine.\n");
 		for (auto [side, words] : { std::pair("A", &c.only_a), std::pair("B", &c.only_b) }) {
 			if (words->empty())
 				continue;

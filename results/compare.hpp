@@ -41,6 +41,10 @@ struct comparison {
 	// Two ioplan runs whose plans differ in what plan_differences does not
 	// weigh (a rate limit, a runtime, the target): said, never refused.
 	bool other_plan = false;
+	// Both runs have a workload hash (record.hpp) and it is the same: their plans
+	// differ at most in their targets' names and in seeds drawn for each run.
+	bool same_workload = false;
+	bool workloads_known = false;	// both have one (runs saved before have none)
 	std::vector<std::string> only_a, only_b;	// the job texts' words one has and the other lacks
 	std::vector<metric_cmp> metrics;
 };

@@ -145,6 +145,32 @@ class Compare(TmpDirCase):
         self.assertTrue(c["same_plan"])
         self.assertEqual(c["job_text_differences"], {"only_in_a": [], "only_in_b": []})
 
+    def test_plans_of_one_workload_are_said_to_be_one(self):
+        """Two runs of one job of randrepeat=0 (whose seeds are drawn for each run) have two
+        plan hashes: compare said "The plans differ ... in an option other than rw, bs, ...",
+        with no option apart in their job texts.  It says now that they are one workload; as
+        are runs against targets named apart, whose names are listed."""
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=300ms"]
+        self.save("one", "--randrepeat=0", base=short)
+        self.save("two", "--randrepeat=0", base=short)
+        text = self.compare("one", "two").stdout
+        self.assertRegex(text, r"The plans differ \(plan \w{12} vs \w{12}\) only in what their workload leaves out "
+                               r"\(their targets' names, random seeds drawn for each run\): the same workload \(\w{12}\)\.\n")
+        self.assertNotIn("in an option other than", text)
+        c = json.loads(self.compare("one", "two", "--output-format=json").stdout)
+        self.assertEqual((c["same_plan"], c["same_workload"]), (False, True))
+        self.assertEqual(c["a"]["workload_hash"], c["b"]["workload_hash"])
+        self.save("here", f"--filename={self.tmp / 'a'}", base=short)
+        self.save("there", f"--filename={self.tmp / 'b'}", base=short)
+        text = self.compare("here", "there").stdout
+        self.assertIn("the same workload", text)
+        self.assertIn(f"  only in A's job: --filename={self.tmp / 'a'}\n", text)
+        # a rate limit is another workload
+        self.save("rated", "--randrepeat=0", "--rate_iops=100000", base=short)
+        c = json.loads(self.compare("one", "rated", "--output-format=json").stdout)
+        self.assertEqual((c["same_plan"], c["same_workload"]), (False, False))
+        self.assertIn("in an option other than", self.compare("one", "rated").stdout)
+
     def test_a_percentile_too_few_ios_bound_is_unknown_not_their_largest(self):
         """The interval of a p99.9 took the largest latency of a run of 150 I/Os as its
         upper bound, though the true p99.9 is above it more often than not: such a run
