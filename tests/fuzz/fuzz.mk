@@ -25,7 +25,8 @@ SRCS := $(wildcard parser/*.cpp parser/*/*.cpp) parser/iolog/iolog_read.c parser
 	report/showplan.cpp engine/plan.c engine/plan_engopts.c \
 	$(shell grep -l PLAN_ENGOPTS_DEFINE engine/ioengines/*.c) \
 	engine/child.c engine/mark.c engine/scratch.c engine/safety/safety.c engine/safety/safety_output.c \
-	engine/safety/sysview.c engine/procfs.c engine/sync_io.c engine/target.c
+	engine/safety/guarded_open.c engine/safety/stale_temps.c engine/safety/sysview.c engine/procfs.c \
+	engine/sync_io.c engine/target.c
 OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
 TARGETS := ini toml yaml diskspd plan iolog
 BINS := $(TARGETS:%=$(FB)/fuzz_%)
