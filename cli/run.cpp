@@ -50,7 +50,7 @@
 #include "cli/mpi/agg_bw_log.hpp"
 #include "cli/mpi/live.hpp"
 #include "cli/progress.hpp"
-#include "cli/results_cmd.hpp"
+#include "cli/save.hpp"
 #include "cli/run_checks.hpp"
 #include "cli/mpi/run_ranks.hpp"
 #include "engine/engine.h"
