@@ -525,20 +525,32 @@ struct import_source {
 	bool is_store = false;
 	std::vector<int64_t> ids;	// a store's runs that read
 	size_t runs = 0;		// how many runs it gives
+	std::vector<resdb::run_record> held;	// a pipe's runs, read once: it cannot be read again
 };
 
-// An import's sources, each read and checked whole and then let go: a file
-// that does not read is an error before anything is written, a store's
-// damaged runs are named and counted in *left.
+// A pipe, a FIFO or a terminal (/dev/stdin, <(...)): what it gives is read once.
+bool read_once(const std::string &path)
+{
+	struct stat st;
+	return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISBLK(st.st_mode);
+}
+
+// An import's sources, each read and checked whole and then let go (a pipe's
+// runs are held: it reads once, and the store's sniff of its first bytes would
+// eat them): a file that does not read is an error before anything is written,
+// a store's damaged runs are named and counted in *left.
 std::vector<import_source> import_sources(const cmd_opts &o, size_t *left, size_t *runs)
 {
 	std::vector<import_source> sources;
 	for (const auto &path : o.pos) {
 		import_source s;
 		s.path = path;
-		if (!is_sqlite(path)) {
+		if (read_once(path) || !is_sqlite(path)) {
 			size_t documents = 0;
-			s.runs = resdb::runs_of_file(path, &documents).size();
+			std::vector<resdb::run_record> runs_read = resdb::runs_of_file(path, &documents);
+			s.runs = runs_read.size();
+			if (read_once(path))
+				s.held = std::move(runs_read);
 			if (documents > 1)
 				std::fputs(resdb::documents_note(path, documents).c_str(), stderr);
 		} else {
@@ -574,7 +586,7 @@ int import_cmd(const cmd_opts &o)
 	std::unordered_set<std::string> added_now;	// the uuids this import stored
 	size_t added = 0;
 	resdb::store::batch into(st);
-	for (const auto &s : sources) {
+	for (auto &s : sources) {
 		if (s.is_store) {
 			resdb::store other(s.path, resdb::store::mode::read);
 			for (int64_t id : s.ids) {
@@ -584,7 +596,7 @@ int import_cmd(const cmd_opts &o)
 			}
 			continue;
 		}
-		for (const auto &r : resdb::runs_of_file(s.path)) {
+		for (const auto &r : s.held.empty() ? resdb::runs_of_file(s.path) : std::move(s.held)) {
 			// A run's own report carries its uuid: imported after --save, it is that run.
 			int64_t id = st.id_of_uuid(r.uuid);
 			if (id && !added_now.count(r.uuid))
