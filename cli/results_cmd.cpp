@@ -584,7 +584,7 @@ int import_cmd(const cmd_opts &o)
 	resdb::store st(o.db, resdb::store::mode::write);
 	std::string known;
 	std::unordered_set<std::string> added_now;	// the uuids this import stored
-	size_t added = 0;
+	size_t added = 0, seen = 0;	// seen: the runs of the store pass, which a file replaced since the check may change
 	resdb::store::batch into(st);
 	for (auto &s : sources) {
 		if (s.is_store) {
@@ -593,12 +593,14 @@ int import_cmd(const cmd_opts &o)
 				resdb::run_record r = other.load(id);
 				r.id = 0;
 				added += into.add(r);
+				seen++;
 			}
 			continue;
 		}
 		for (const auto &r : s.held.empty() ? resdb::runs_of_file(s.path) : std::move(s.held)) {
 			// A run's own report carries its uuid: imported after --save, it is that run.
 			int64_t id = st.id_of_uuid(r.uuid);
+			seen++;
 			if (id && !added_now.count(r.uuid))
 				known += s.path + ": already stored as run " + std::to_string(id) + "; not stored again\n";
 			if (into.add(r)) {
@@ -609,11 +611,11 @@ int import_cmd(const cmd_opts &o)
 	}
 	into.commit();
 	if (json_out(o))
-		return left_out_exit(print(o, ojson{ { "imported", added }, { "already_stored", total - added },
+		return left_out_exit(print(o, ojson{ { "imported", added }, { "already_stored", seen - added },
 						      { "unreadable", left } }),
 				     left, total, "imported");
 	return left_out_exit(print(o, known + "imported " + std::to_string(added) + " run(s), " +
-					      std::to_string(total - added) + " already stored, into " + o.db + "\n"),
+					      std::to_string(seen - added) + " already stored, into " + o.db + "\n"),
 			     left, total, "imported");
 }
 
